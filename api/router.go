@@ -1,0 +1,75 @@
+// Package api builds Gatehouse's HTTP surface on Gin: the platform
+// endpoints, each domain's REST and MCP routes, the operator endpoints and
+// the OpenAPI document. Domain handlers live in api/<domain>.
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.temporal.io/sdk/client"
+	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/api/platform"
+	"github.com/gatehouse/gatehouse/api/rest"
+	"github.com/gatehouse/gatehouse/internal/blobstore"
+	"github.com/gatehouse/gatehouse/internal/config"
+	"github.com/gatehouse/gatehouse/internal/telemetry"
+)
+
+// Version is the build version, set by the linker.
+var Version = "dev"
+
+// Deps are what the API needs to serve.
+type Deps struct {
+	Config    config.Config
+	DB        *gorm.DB
+	Temporal  client.Client
+	Blobs     *blobstore.FS
+	Telemetry *telemetry.Telemetry
+	Log       *slog.Logger
+}
+
+// Server is the built HTTP surface.
+type Server struct {
+	Engine   *gin.Engine
+	Document *rest.Document
+}
+
+// New builds the router with every route registered and documented.
+func New(d Deps) (*Server, error) {
+	gin.SetMode(gin.ReleaseMode)
+	engine := gin.New()
+	engine.HandleMethodNotAllowed = true
+	engine.ContextWithFallback = true
+	engine.NoRoute(func(c *gin.Context) { rest.Abort(c, http.StatusNotFound, "not_found", "no such endpoint") })
+	engine.NoMethod(func(c *gin.Context) {
+		rest.Abort(c, http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed on this endpoint")
+	})
+	engine.Use(rest.RequestID(), rest.Recover(d.Log), rest.Observe(d.Log, d.Telemetry.HTTP), rest.LimitBody(d.Config.MaxBodyBytes))
+
+	doc := rest.NewDocument("Gatehouse API", Version)
+	r := rest.NewRouter(engine, doc)
+	r.Handle(http.MethodGet, "/openapi.json", rest.Op{Summary: "This OpenAPI 3.1 document", Tag: "platform",
+		Responses: map[int]string{200: "the document"}}, doc.Handler())
+
+	checks := map[string]platform.Check{
+		"database": func(ctx context.Context) error {
+			sqlDB, err := d.DB.DB()
+			if err != nil {
+				return err
+			}
+			return sqlDB.PingContext(ctx)
+		},
+		"temporal": func(ctx context.Context) error {
+			_, err := d.Temporal.WorkflowService().DescribeNamespace(ctx, describeNamespace(d.Config.TemporalNamespace))
+			return err
+		},
+	}
+	metrics := promhttp.HandlerFor(d.Telemetry.Registry, promhttp.HandlerOpts{})
+	platform.Routes(r, d.DB, platform.Pinger{Temporal: d.Temporal, TaskQueue: d.Config.TaskQueue}, checks, metrics)
+	return &Server{Engine: engine, Document: doc}, nil
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gatehouse/gatehouse/internal/config"
+)
+
+// version is set with -ldflags "-X main.version=…".
+var version = "dev"
+
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "gatehouse",
+		Short: "Durable control plane for long-running AI-agent missions",
+		Long: `Gatehouse runs every experiment and rollout as a Temporal workflow whose gates
+(operator approval, reviewer verdicts, lease heartbeats) are signals, behind
+an HTTP API that speaks the FlyLab, research and flywheel contracts.
+
+Configuration comes from GATEHOUSE_* environment variables; every variable
+has a flag of the same name (GATEHOUSE_HTTP_ADDR is --http-addr), and a flag
+wins over the environment.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	for _, v := range config.Vars {
+		root.PersistentFlags().String(flagName(v.Name), "", v.Help+envHint(v))
+	}
+	root.AddCommand(newDevCommand(), newAPICommand(), newWorkerCommand(), newMigrateCommand(), newVersionCommand(), newKeysCommand())
+	return root
+}
+
+// loadConfig reads the environment with the command's flags layered on top.
+func loadConfig(cmd *cobra.Command) (config.Config, error) {
+	flags := cmd.Flags()
+	return config.FromLookup(func(name string) (string, bool) {
+		if f := flags.Lookup(flagName(name)); f != nil && f.Changed {
+			return f.Value.String(), true
+		}
+		return os.LookupEnv(name)
+	})
+}
+
+// flagName maps GATEHOUSE_HTTP_ADDR to http-addr.
+func flagName(env string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(env, "GATEHOUSE_")), "_", "-")
+}
+
+func envHint(v config.Var) string {
+	h := " (env " + v.Name
+	if v.Default != "" {
+		h += ", default " + v.Default
+	}
+	return h + ")"
+}

@@ -1,0 +1,121 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gatehouse/gatehouse/internal/blobstore"
+	"github.com/gatehouse/gatehouse/internal/config"
+	"github.com/gatehouse/gatehouse/internal/telemetry"
+	"github.com/gatehouse/gatehouse/models"
+	"github.com/gatehouse/gatehouse/models/platform"
+)
+
+// base opens what every production role needs: logs, telemetry, database.
+func base(ctx context.Context, cfg config.Config, logOut io.Writer) (*services, error) {
+	if cfg.DatabaseURL == "" {
+		return nil, fmt.Errorf("GATEHOUSE_DATABASE_URL is required (postgres://…); use `gatehouse dev` for the embedded stack")
+	}
+	s := &services{cfg: cfg, log: telemetry.NewLogger(logOut, cfg.LogLevel)}
+	tel, err := telemetry.New(ctx, cfg.OTLPEndpoint)
+	if err != nil {
+		return nil, err
+	}
+	s.tel = tel
+	db, err := models.Open(cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	s.db = db
+	return s, nil
+}
+
+// Migrate applies pending migrations and exits.
+func Migrate(ctx context.Context, cfg config.Config) error {
+	s, err := base(ctx, cfg, os.Stderr)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	return models.Migrate(s.db, s.log)
+}
+
+// API serves HTTP against an external Temporal and PostgreSQL until ctx ends.
+func API(ctx context.Context, cfg config.Config) error {
+	s, err := base(ctx, cfg, os.Stderr)
+	if err != nil {
+		return err
+	}
+	if err := s.requireMigrated(); err != nil {
+		s.close()
+		return err
+	}
+	if cfg.BootstrapOperatorToken != "" {
+		if _, err := platform.Mint(ctx, s.db, platform.MintRequest{Role: platform.RoleOperator, Name: "bootstrap operator", Plaintext: cfg.BootstrapOperatorToken}); err != nil {
+			s.close()
+			return fmt.Errorf("bootstrap operator token: %w", err)
+		}
+	}
+	if err := s.connect(ctx); err != nil {
+		s.close()
+		return err
+	}
+	if err := s.startAPI(); err != nil {
+		s.close()
+		return err
+	}
+	s.log.Info("api listening", "addr", s.http.Addr(), "temporal", cfg.TemporalAddress, "namespace", cfg.TemporalNamespace)
+	return s.waitForShutdown(ctx)
+}
+
+// Worker runs the Temporal worker until ctx ends.
+func Worker(ctx context.Context, cfg config.Config) error {
+	s, err := base(ctx, cfg, os.Stderr)
+	if err != nil {
+		return err
+	}
+	if err := s.requireMigrated(); err != nil {
+		s.close()
+		return err
+	}
+	if err := s.connect(ctx); err != nil {
+		s.close()
+		return err
+	}
+	ensureSearchAttributes(ctx, s.temporal, cfg.TemporalNamespace, s.log)
+	if err := s.startWorker(); err != nil {
+		s.close()
+		return err
+	}
+	s.log.Info("worker polling", "task_queue", cfg.TaskQueue, "temporal", cfg.TemporalAddress, "namespace", cfg.TemporalNamespace)
+	return s.waitForShutdown(ctx)
+}
+
+// connect opens the blob store and dials Temporal.
+func (s *services) connect(ctx context.Context) error {
+	blobs, err := blobstore.NewFS(s.cfg.BlobDir)
+	if err != nil {
+		return fmt.Errorf("blob store: %w", err)
+	}
+	s.blobs = blobs
+	c, err := dialTemporal(ctx, s.cfg, s.tel, s.log)
+	if err != nil {
+		return err
+	}
+	s.temporal = c
+	return nil
+}
+
+// requireMigrated refuses to serve a database behind the code's schema.
+func (s *services) requireMigrated() error {
+	pending, err := models.PendingMigrations(s.db)
+	if err != nil {
+		return fmt.Errorf("check migrations: %w", err)
+	}
+	if len(pending) > 0 {
+		return fmt.Errorf("database has %d pending migrations (first %s): run `gatehouse migrate`", len(pending), pending[0])
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/api"
+	"github.com/gatehouse/gatehouse/internal/blobstore"
+	"github.com/gatehouse/gatehouse/internal/config"
+	"github.com/gatehouse/gatehouse/internal/telemetry"
+	"github.com/gatehouse/gatehouse/worker"
+)
+
+// services is what a running role holds; close stops it in reverse order.
+type services struct {
+	cfg      config.Config
+	log      *slog.Logger
+	tel      *telemetry.Telemetry
+	db       *gorm.DB
+	temporal client.Client
+	blobs    *blobstore.FS
+	worker   sdkworker.Worker
+	http     *httpServer
+	// stops run after the rest, last registered first (e.g. the dev server).
+	stops []func() error
+}
+
+func (s *services) startWorker() error {
+	w := worker.New(s.temporal, s.cfg.TaskQueue, worker.Dependencies{DB: s.db, Blobs: s.blobs, Config: s.cfg, Log: s.log})
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("start worker: %w", err)
+	}
+	s.worker = w
+	return nil
+}
+
+func (s *services) startAPI() error {
+	srv, err := api.New(api.Deps{Config: s.cfg, DB: s.db, Temporal: s.temporal, Blobs: s.blobs, Telemetry: s.tel, Log: s.log})
+	if err != nil {
+		return err
+	}
+	h, err := startHTTP(s.cfg.HTTPAddr, srv.Engine, s.log)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.cfg.HTTPAddr, err)
+	}
+	s.http = h
+	return nil
+}
+
+// close shuts down gracefully: stop accepting and drain HTTP, stop the
+// worker (in-flight activities finish or are retried elsewhere), close the
+// client, then whatever else was started (the embedded server last).
+func (s *services) close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	var errs []error
+	if s.http != nil {
+		errs = append(errs, s.http.shutdown(ctx))
+	}
+	if s.worker != nil {
+		s.worker.Stop()
+	}
+	if s.temporal != nil {
+		s.temporal.Close()
+	}
+	if s.db != nil {
+		if sqlDB, err := s.db.DB(); err == nil {
+			errs = append(errs, sqlDB.Close())
+		}
+	}
+	for i := len(s.stops) - 1; i >= 0; i-- {
+		errs = append(errs, s.stops[i]())
+	}
+	if s.tel != nil {
+		flush, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		errs = append(errs, s.tel.Shutdown(flush))
+		cancel()
+	}
+	return errors.Join(errs...)
+}
+
+// waitForShutdown blocks until ctx ends or the HTTP server fails.
+func (s *services) waitForShutdown(ctx context.Context) error {
+	var serveErr error
+	if s.http != nil {
+		select {
+		case <-ctx.Done():
+		case serveErr = <-s.http.done:
+		}
+	} else {
+		<-ctx.Done()
+	}
+	s.log.Info("shutting down")
+	return errors.Join(serveErr, s.close())
+}

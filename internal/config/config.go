@@ -1,0 +1,233 @@
+// Package config reads Gatehouse's configuration from GATEHOUSE_* environment
+// variables in one place. Nothing deeper in the code reads the environment.
+package config
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole runtime configuration of one Gatehouse process.
+type Config struct {
+	// HTTPAddr is the API listen address.
+	HTTPAddr string
+	// PublicURL is the absolute base URL put into URLs handed to callers.
+	PublicURL string
+	// DatabaseURL is a postgres:// URL; empty means the embedded SQLite
+	// database under DataDir (dev only).
+	DatabaseURL string
+	// DataDir holds the dev stack's SQLite files and the filesystem blob store.
+	DataDir string
+
+	// TemporalAddress is host:port of the Temporal frontend.
+	TemporalAddress string
+	// TemporalNamespace is the namespace every workflow runs in.
+	TemporalNamespace string
+	// TemporalAPIKey authenticates to Temporal Cloud when set.
+	TemporalAPIKey string
+	// TemporalTLSCert and TemporalTLSKey are mTLS client files when set.
+	TemporalTLSCert string
+	// TemporalTLSKey is the private key matching TemporalTLSCert.
+	TemporalTLSKey string
+	// TemporalUIURL is where operators open the Temporal Web UI (console links).
+	TemporalUIURL string
+	// TaskQueue is the Temporal task queue the worker polls.
+	TaskQueue string
+
+	// DevTemporalAddr is the embedded Temporal frontend address in dev.
+	DevTemporalAddr string
+	// DevUIAddr is the embedded Temporal Web UI address in dev.
+	DevUIAddr string
+	// DevAPIKey fixes the development agent key when set.
+	DevAPIKey string
+	// DevOperatorToken fixes the development operator token when set.
+	DevOperatorToken string
+	// BootstrapOperatorToken is stored (hashed) as an operator credential at
+	// api start, so a fresh production deployment has a first operator.
+	BootstrapOperatorToken string
+
+	// Features switch whole tool families on or off.
+	Features Features
+
+	// BlobDir is the filesystem blob store root (defaults to DataDir/blobs).
+	BlobDir string
+	// MaxBodyBytes caps every request body; larger ones get 413.
+	MaxBodyBytes int64
+	// LogLevel is debug, info, warn or error.
+	LogLevel string
+	// ShutdownTimeout bounds graceful shutdown.
+	ShutdownTimeout time.Duration
+	// OTLPEndpoint enables OpenTelemetry tracing export when set.
+	OTLPEndpoint string
+}
+
+// Features are the feature flags of the research tool families.
+type Features struct {
+	// Storage enables the storage.* tools (default on).
+	Storage bool
+	// Sandboxes enables the sandbox.* tools (default on).
+	Sandboxes bool
+	// Tracking enables the mlflow.* tools (default off).
+	Tracking bool
+	// UnderscoreAliases lists underscore tool names for clients that reject dots.
+	UnderscoreAliases bool
+}
+
+// Var describes one environment variable Gatehouse reads.
+type Var struct {
+	Name    string
+	Default string
+	Help    string
+}
+
+// Vars lists every environment variable the code reads, in one table, so
+// deployment files and docs can be checked against it.
+var Vars = []Var{
+	{"GATEHOUSE_HTTP_ADDR", "127.0.0.1:8080", "API listen address"},
+	{"GATEHOUSE_PUBLIC_URL", "http://<GATEHOUSE_HTTP_ADDR>", "absolute base URL put into URLs handed to callers"},
+	{"GATEHOUSE_DATABASE_URL", "", "postgres:// URL (api, worker, migrate); dev uses SQLite when empty"},
+	{"GATEHOUSE_DATA_DIR", "./.gatehouse", "dev data: SQLite files and blobs"},
+	{"GATEHOUSE_TEMPORAL_ADDRESS", "127.0.0.1:7233", "Temporal frontend host:port"},
+	{"GATEHOUSE_TEMPORAL_NAMESPACE", "default", "Temporal namespace"},
+	{"GATEHOUSE_TEMPORAL_API_KEY", "", "Temporal Cloud API key"},
+	{"GATEHOUSE_TEMPORAL_TLS_CERT", "", "mTLS client certificate file for Temporal"},
+	{"GATEHOUSE_TEMPORAL_TLS_KEY", "", "mTLS client key file for Temporal"},
+	{"GATEHOUSE_TEMPORAL_UI_URL", "", "Temporal Web UI base URL for console links"},
+	{"GATEHOUSE_TASK_QUEUE", "gatehouse", "Temporal task queue"},
+	{"GATEHOUSE_DEV_TEMPORAL_ADDR", "127.0.0.1:7233", "embedded Temporal frontend (dev)"},
+	{"GATEHOUSE_DEV_UI_ADDR", "127.0.0.1:8233", "embedded Temporal Web UI (dev)"},
+	{"GATEHOUSE_DEV_API_KEY", "", "fixed development agent key (dev)"},
+	{"GATEHOUSE_DEV_OPERATOR_TOKEN", "", "fixed development operator token (dev)"},
+	{"GATEHOUSE_BOOTSTRAP_OPERATOR_TOKEN", "", "operator token (op_…) stored hashed at api start (production bootstrap)"},
+	{"GATEHOUSE_FEATURE_STORAGE", "true", "storage tool family"},
+	{"GATEHOUSE_FEATURE_SANDBOXES", "true", "sandbox tool family"},
+	{"GATEHOUSE_FEATURE_TRACKING", "false", "MLflow tool family"},
+	{"GATEHOUSE_MCP_UNDERSCORE_ALIASES", "false", "list underscore aliases of dotted tool names"},
+	{"GATEHOUSE_BLOB_DIR", "<GATEHOUSE_DATA_DIR>/blobs", "filesystem blob store root"},
+	{"GATEHOUSE_MAX_BODY_BYTES", "4194304", "request body limit (413 beyond)"},
+	{"GATEHOUSE_LOG_LEVEL", "info", "debug, info, warn or error"},
+	{"GATEHOUSE_SHUTDOWN_TIMEOUT", "20s", "graceful shutdown bound"},
+	{"OTEL_EXPORTER_OTLP_ENDPOINT", "", "OTLP endpoint; tracing is exported when set"},
+}
+
+// Names returns the names of every variable in Vars.
+func Names() []string {
+	names := make([]string, len(Vars))
+	for i, v := range Vars {
+		names[i] = v.Name
+	}
+	return names
+}
+
+// FromEnv reads the configuration from the process environment.
+func FromEnv() (Config, error) { return FromLookup(os.LookupEnv) }
+
+// FromLookup reads the configuration through lookup, so tests can pass a map.
+func FromLookup(lookup func(string) (string, bool)) (Config, error) {
+	r := reader{lookup: lookup}
+	c := Config{
+		HTTPAddr:               r.str("GATEHOUSE_HTTP_ADDR", "127.0.0.1:8080"),
+		DatabaseURL:            r.str("GATEHOUSE_DATABASE_URL", ""),
+		DataDir:                r.str("GATEHOUSE_DATA_DIR", ".gatehouse"),
+		TemporalAddress:        r.str("GATEHOUSE_TEMPORAL_ADDRESS", "127.0.0.1:7233"),
+		TemporalNamespace:      r.str("GATEHOUSE_TEMPORAL_NAMESPACE", "default"),
+		TemporalAPIKey:         r.str("GATEHOUSE_TEMPORAL_API_KEY", ""),
+		TemporalTLSCert:        r.str("GATEHOUSE_TEMPORAL_TLS_CERT", ""),
+		TemporalTLSKey:         r.str("GATEHOUSE_TEMPORAL_TLS_KEY", ""),
+		TemporalUIURL:          r.str("GATEHOUSE_TEMPORAL_UI_URL", ""),
+		TaskQueue:              r.str("GATEHOUSE_TASK_QUEUE", "gatehouse"),
+		DevTemporalAddr:        r.str("GATEHOUSE_DEV_TEMPORAL_ADDR", "127.0.0.1:7233"),
+		DevUIAddr:              r.str("GATEHOUSE_DEV_UI_ADDR", "127.0.0.1:8233"),
+		DevAPIKey:              r.str("GATEHOUSE_DEV_API_KEY", ""),
+		DevOperatorToken:       r.str("GATEHOUSE_DEV_OPERATOR_TOKEN", ""),
+		BootstrapOperatorToken: r.str("GATEHOUSE_BOOTSTRAP_OPERATOR_TOKEN", ""),
+		Features: Features{
+			Storage:           r.boolean("GATEHOUSE_FEATURE_STORAGE", true),
+			Sandboxes:         r.boolean("GATEHOUSE_FEATURE_SANDBOXES", true),
+			Tracking:          r.boolean("GATEHOUSE_FEATURE_TRACKING", false),
+			UnderscoreAliases: r.boolean("GATEHOUSE_MCP_UNDERSCORE_ALIASES", false),
+		},
+		MaxBodyBytes:    r.integer("GATEHOUSE_MAX_BODY_BYTES", 4<<20),
+		LogLevel:        r.str("GATEHOUSE_LOG_LEVEL", "info"),
+		ShutdownTimeout: r.duration("GATEHOUSE_SHUTDOWN_TIMEOUT", 20*time.Second),
+		OTLPEndpoint:    r.str("OTEL_EXPORTER_OTLP_ENDPOINT", ""),
+	}
+	c.BlobDir = r.str("GATEHOUSE_BLOB_DIR", filepath.Join(c.DataDir, "blobs"))
+	c.PublicURL = strings.TrimRight(r.str("GATEHOUSE_PUBLIC_URL", ""), "/")
+	if r.err != nil {
+		return Config{}, r.err
+	}
+	if c.PublicURL == "" {
+		c.PublicURL = "http://" + displayHost(c.HTTPAddr)
+	}
+	if c.MaxBodyBytes <= 0 {
+		return Config{}, fmt.Errorf("GATEHOUSE_MAX_BODY_BYTES must be positive")
+	}
+	return c, nil
+}
+
+// displayHost turns a listen address such as ":8080" into one a client can use.
+func displayHost(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// reader collects the first parse error so FromLookup reads linearly.
+type reader struct {
+	lookup func(string) (string, bool)
+	err    error
+}
+
+func (r *reader) str(name, def string) string {
+	if v, ok := r.lookup(name); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func (r *reader) boolean(name string, def bool) bool {
+	v, ok := r.lookup(name)
+	if !ok || v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil && r.err == nil {
+		r.err = fmt.Errorf("%s: %q is not a boolean", name, v)
+	}
+	return b
+}
+
+func (r *reader) integer(name string, def int64) int64 {
+	v, ok := r.lookup(name)
+	if !ok || v == "" {
+		return def
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil && r.err == nil {
+		r.err = fmt.Errorf("%s: %q is not an integer", name, v)
+	}
+	return n
+}
+
+func (r *reader) duration(name string, def time.Duration) time.Duration {
+	v, ok := r.lookup(name)
+	if !ok || v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil && r.err == nil {
+		r.err = fmt.Errorf("%s: %q is not a duration", name, v)
+	}
+	return d
+}

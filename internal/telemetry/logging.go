@@ -1,0 +1,58 @@
+// Package telemetry sets up logs, metrics and traces for one process:
+// structured JSON logs with secrets redacted, a Prometheus registry with the
+// HTTP and Temporal SDK metrics, and OpenTelemetry tracing over OTLP when
+// OTEL_EXPORTER_OTLP_ENDPOINT is set.
+package telemetry
+
+import (
+	"io"
+	"log/slog"
+	"regexp"
+	"strings"
+)
+
+// secretPattern matches credential plaintexts wherever they appear in a
+// logged string: agent keys, operator tokens, capabilities, lease and
+// gateway tokens all carry one of these prefixes.
+var secretPattern = regexp.MustCompile(`\b(mk|op|cap|lt|gw|rk)_[A-Za-z0-9_-]{8,}`)
+
+// secretKeys are attribute names whose values are never logged.
+var secretKeys = map[string]bool{
+	"authorization": true, "api_key": true, "token": true, "password": true,
+	"lease_token": true, "reviewer_capability": true, "capability": true,
+	"flywheel-lease-token": true, "cookie": true, "set-cookie": true,
+}
+
+// Redact replaces credential plaintexts in s with a marker.
+func Redact(s string) string {
+	return secretPattern.ReplaceAllStringFunc(s, func(m string) string {
+		return m[:strings.IndexByte(m, '_')+1] + "[REDACTED]"
+	})
+}
+
+// NewLogger returns a JSON logger at level that redacts secrets.
+func NewLogger(w io.Writer, level string) *slog.Logger {
+	var lv slog.Level
+	switch strings.ToLower(level) {
+	case "debug":
+		lv = slog.LevelDebug
+	case "warn":
+		lv = slog.LevelWarn
+	case "error":
+		lv = slog.LevelError
+	default:
+		lv = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{
+		Level: lv,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if secretKeys[strings.ToLower(a.Key)] {
+				return slog.String(a.Key, "[REDACTED]")
+			}
+			if a.Value.Kind() == slog.KindString {
+				return slog.String(a.Key, Redact(a.Value.String()))
+			}
+			return a
+		},
+	}))
+}

@@ -1,0 +1,107 @@
+// Package models opens Gatehouse's database and runs its migrations. The
+// records of each domain live in a subpackage with the domain's name
+// (models/platform, models/flylab, …); this package knows the full list of
+// their migrations.
+package models
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/libtnb/sqlite"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	"github.com/gatehouse/gatehouse/models/migrate"
+	"github.com/gatehouse/gatehouse/models/platform"
+)
+
+// Migrations is every domain's migrations, applied in ID order.
+func Migrations() []migrate.Migration {
+	var all []migrate.Migration
+	all = append(all, platform.Migrations()...)
+	return all
+}
+
+// Open connects to url: a postgres:// (or postgresql://) URL, or
+// "sqlite:<path>" for the embedded dev database.
+func Open(url string) (*gorm.DB, error) {
+	cfg := &gorm.Config{
+		TranslateError: true,
+		Logger:         logger.Discard,
+		NowFunc:        func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
+	}
+	switch {
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		db, err := gorm.Open(postgres.Open(url), cfg)
+		if err != nil {
+			return nil, fmt.Errorf("open postgres: %w", err)
+		}
+		sqlDB, err := db.DB()
+		if err != nil {
+			return nil, err
+		}
+		sqlDB.SetMaxOpenConns(32)
+		sqlDB.SetMaxIdleConns(16)
+		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+		return db, nil
+	case strings.HasPrefix(url, "sqlite:"):
+		return openSQLite(strings.TrimPrefix(url, "sqlite:"), cfg)
+	default:
+		return nil, fmt.Errorf("database URL must start with postgres://, postgresql:// or sqlite: (got %q)", redactURL(url))
+	}
+}
+
+// openSQLite opens a SQLite file in WAL mode with a busy timeout; SQLite
+// allows one writer, so the pool keeps a single connection.
+func openSQLite(path string, cfg *gorm.Config) (*gorm.DB, error) {
+	if path != ":memory:" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
+	}
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_txlock=immediate"
+	db, err := gorm.Open(sqlite.Open(dsn), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, err
+	}
+	sqlDB.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// Migrate applies every pending migration and logs what it applied.
+func Migrate(db *gorm.DB, log *slog.Logger) error {
+	ran, err := migrate.Run(db, Migrations())
+	for _, id := range ran {
+		log.Info("migration applied", "id", id)
+	}
+	return err
+}
+
+// redactURL hides a password in a database URL before it is printed.
+func redactURL(url string) string {
+	at := strings.LastIndex(url, "@")
+	scheme := strings.Index(url, "://")
+	if at < 0 || scheme < 0 || at < scheme {
+		return url
+	}
+	creds := url[scheme+3 : at]
+	if colon := strings.Index(creds, ":"); colon >= 0 {
+		return url[:scheme+3] + creds[:colon] + ":***" + url[at:]
+	}
+	return url
+}
+
+// PendingMigrations lists migrations not yet applied.
+func PendingMigrations(db *gorm.DB) ([]string, error) {
+	return migrate.Pending(db, Migrations())
+}

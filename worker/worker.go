@@ -1,0 +1,39 @@
+// Package worker registers Gatehouse's workflows and activities on a Temporal
+// worker. It is the one place that knows every domain's registrations.
+package worker
+
+import (
+	"log/slog"
+
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/internal/blobstore"
+	"github.com/gatehouse/gatehouse/internal/config"
+	"github.com/gatehouse/gatehouse/workflows/platform"
+)
+
+// Dependencies are what activities need: database, blob store, clients.
+type Dependencies struct {
+	DB     *gorm.DB
+	Blobs  *blobstore.FS
+	Config config.Config
+	Log    *slog.Logger
+}
+
+// New creates a worker on taskQueue with every workflow and activity
+// registered. The caller starts and stops it.
+func New(c client.Client, taskQueue string, deps Dependencies) sdkworker.Worker {
+	w := sdkworker.New(c, taskQueue, sdkworker.Options{})
+	Register(w, deps)
+	return w
+}
+
+// Register adds every workflow and activity to a registry (a worker or a
+// replayer), under their stable names.
+func Register(r sdkworker.Registry, deps Dependencies) {
+	r.RegisterWorkflowWithOptions(platform.Ping, workflow.RegisterOptions{Name: platform.PingWorkflow})
+}
