@@ -5,33 +5,20 @@ package api
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"go.temporal.io/sdk/client"
-	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/api/platform"
 	"github.com/gatehouse/gatehouse/api/rest"
-	"github.com/gatehouse/gatehouse/internal/blobstore"
-	"github.com/gatehouse/gatehouse/internal/config"
-	"github.com/gatehouse/gatehouse/internal/telemetry"
 )
 
 // Version is the build version, set by the linker.
 var Version = "dev"
 
 // Deps are what the API needs to serve.
-type Deps struct {
-	Config    config.Config
-	DB        *gorm.DB
-	Temporal  client.Client
-	Blobs     *blobstore.FS
-	Telemetry *telemetry.Telemetry
-	Log       *slog.Logger
-}
+type Deps = rest.Deps
 
 // Server is the built HTTP surface.
 type Server struct {
@@ -71,5 +58,10 @@ func New(d Deps) (*Server, error) {
 	}
 	metrics := promhttp.HandlerFor(d.Telemetry.Registry, promhttp.HandlerOpts{})
 	platform.Routes(r, d.DB, platform.Pinger{Temporal: d.Temporal, TaskQueue: d.Config.TaskQueue}, checks, metrics)
+	for _, mount := range []func(*rest.Router, Deps) error{mountFlyLab, mountFlywheel, mountResearch, mountConsole} {
+		if err := mount(r, d); err != nil {
+			return nil, err
+		}
+	}
 	return &Server{Engine: engine, Document: doc}, nil
 }

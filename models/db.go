@@ -25,6 +25,9 @@ import (
 func Migrations() []migrate.Migration {
 	var all []migrate.Migration
 	all = append(all, platform.Migrations()...)
+	all = append(all, flylabMigrations()...)
+	all = append(all, flywheelMigrations()...)
+	all = append(all, researchMigrations()...)
 	return all
 }
 

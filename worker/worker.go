@@ -36,4 +36,7 @@ func New(c client.Client, taskQueue string, deps Dependencies) sdkworker.Worker 
 // replayer), under their stable names.
 func Register(r sdkworker.Registry, deps Dependencies) {
 	r.RegisterWorkflowWithOptions(platform.Ping, workflow.RegisterOptions{Name: platform.PingWorkflow})
+	registerFlyLab(r, deps)
+	registerFlywheel(r, deps)
+	registerResearch(r, deps)
 }

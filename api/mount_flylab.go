@@ -1,0 +1,8 @@
+package api
+
+import "github.com/gatehouse/gatehouse/api/rest"
+
+// mountFlyLab registers the FlyLab tools (MCP, REST, published documents, operator approval).
+func mountFlyLab(r *rest.Router, d Deps) error {
+	return nil
+}

@@ -1,0 +1,8 @@
+package api
+
+import "github.com/gatehouse/gatehouse/api/rest"
+
+// mountResearch registers the research tools (MCP and REST).
+func mountResearch(r *rest.Router, d Deps) error {
+	return nil
+}

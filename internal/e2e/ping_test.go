@@ -1,0 +1,121 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+)
+
+func TestPing_RoundTripThroughAPIAndTemporal(t *testing.T) {
+	t.Parallel()
+	s := Shared(t)
+	resp := s.Do(t, http.MethodPost, "/v1/ping", s.APIKey, map[string]any{"message": "hello"})
+	if resp.Status != http.StatusOK {
+		t.Fatalf("ping: %d %s", resp.Status, resp.Body)
+	}
+	var out struct {
+		WorkflowID string `json:"workflow_id"`
+		Status     string `json:"status"`
+		Message    string `json:"message"`
+		Reply      string `json:"reply"`
+	}
+	resp.JSON(t, &out)
+	if out.Status != "completed" || out.Message != "hello" || out.Reply != "pong" || !strings.HasPrefix(out.WorkflowID, "ping/") {
+		t.Fatalf("unexpected ping result %+v", out)
+	}
+	// The workflow really ran in Temporal and is findable by its search attributes.
+	c := s.Client(t)
+	desc, err := c.DescribeWorkflowExecution(context.Background(), out.WorkflowID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if desc.WorkflowExecutionInfo.Status != enums.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+		t.Fatalf("workflow status %v", desc.WorkflowExecutionInfo.Status)
+	}
+	if _, ok := desc.WorkflowExecutionInfo.SearchAttributes.GetIndexedFields()["GatehouseKind"]; !ok {
+		t.Fatal("GatehouseKind search attribute not set")
+	}
+}
+
+func TestReadyz_NamesEachDependency(t *testing.T) {
+	t.Parallel()
+	s := Shared(t)
+	resp := s.Do(t, http.MethodGet, "/readyz", "", nil)
+	var body map[string]string
+	resp.JSON(t, &body)
+	if resp.Status != http.StatusOK || body["database"] != "ok" || body["temporal"] != "ok" {
+		t.Fatalf("readyz: %d %v", resp.Status, body)
+	}
+}
+
+func TestPing_RequiresACredential(t *testing.T) {
+	t.Parallel()
+	s := Shared(t)
+	if r := s.Do(t, http.MethodPost, "/v1/ping", "", nil); r.Status != http.StatusUnauthorized {
+		t.Fatalf("no key: %d", r.Status)
+	}
+	if r := s.Do(t, http.MethodPost, "/v1/ping", "mk_wrongwrongwrongwrong", nil); r.Status != http.StatusUnauthorized {
+		t.Fatalf("wrong key: %d", r.Status)
+	}
+	if r := s.Do(t, http.MethodPost, "/v1/ping/does-not-exist/pong", s.APIKey, nil); r.Status != http.StatusNotFound {
+		t.Fatalf("unknown ping: %d %s", r.Status, r.Body)
+	}
+}
+
+func TestMetrics_IncludeHTTPAndTemporalSDK(t *testing.T) {
+	t.Parallel()
+	s := Shared(t)
+	s.Do(t, http.MethodPost, "/v1/ping", s.APIKey, nil)
+	body := string(s.Do(t, http.MethodGet, "/metrics", "", nil).Body)
+	for _, want := range []string{`gatehouse_http_requests_total{method="POST",route="/v1/ping",status="200"}`, "temporal_request", "temporal_workflow_completed"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+}
+
+func TestDev_RestartOnSameDataDirKeepsWorkflowsAndKeys(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first := StartStack(t, StackOptions{DataDir: dir, UI: true})
+	if r, err := http.Get(first.UIURL); err != nil || r.StatusCode != http.StatusOK {
+		t.Fatalf("temporal ui: %v %v", r, err)
+	}
+	held := first.Do(t, http.MethodPost, "/v1/ping", first.APIKey, map[string]any{"message": "before restart", "hold": true})
+	if held.Status != http.StatusAccepted {
+		t.Fatalf("hold: %d %s", held.Status, held.Body)
+	}
+	var h struct {
+		WorkflowID string `json:"workflow_id"`
+	}
+	held.JSON(t, &h)
+	key := first.APIKey
+	if err := first.Close(); err != nil {
+		t.Fatalf("graceful shutdown: %v", err)
+	}
+
+	second := StartStack(t, StackOptions{DataDir: dir})
+	if second.APIKey != key {
+		t.Fatal("a restart must keep the dev API key")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := second.Do(t, http.MethodPost, "/v1/ping/"+strings.TrimPrefix(h.WorkflowID, "ping/")+"/pong", key, nil)
+		if r.Status == http.StatusOK {
+			var out struct{ Message, Status string }
+			r.JSON(t, &out)
+			if out.Message != "before restart" || out.Status != "completed" {
+				t.Fatalf("unexpected %+v", out)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pong after restart: %d %s", r.Status, r.Body)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

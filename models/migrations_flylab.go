@@ -1,0 +1,8 @@
+package models
+
+import "github.com/gatehouse/gatehouse/models/migrate"
+
+// flylabMigrations are the flylab domain's migrations.
+func flylabMigrations() []migrate.Migration {
+	return nil
+}
