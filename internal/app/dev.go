@@ -38,6 +38,9 @@ type DevOptions struct {
 	LogOutput io.Writer
 	// QuietTemporal silences the embedded server's own logs.
 	QuietTemporal bool
+	// NoWorker leaves the worker out, for tests that run workers as
+	// separate processes (and kill them).
+	NoWorker bool
 }
 
 // StartDev starts the whole stack and returns once it serves.
@@ -101,8 +104,10 @@ func StartDev(ctx context.Context, cfg config.Config, opts DevOptions) (*DevStac
 	if err := s.connect(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.startWorker(); err != nil {
-		return nil, err
+	if !opts.NoWorker {
+		if err := s.startWorker(); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.startAPI(); err != nil {
 		return nil, err
@@ -117,6 +122,12 @@ func StartDev(ctx context.Context, cfg config.Config, opts DevOptions) (*DevStac
 		APIKey: creds.APIKey, OperatorToken: creds.OperatorToken, svc: s,
 	}, nil
 }
+
+// DataDir is the stack's data directory.
+func (d *DevStack) DataDir() string { return d.svc.cfg.DataDir }
+
+// BlobDir is the stack's blob store root.
+func (d *DevStack) BlobDir() string { return d.svc.cfg.BlobDir }
 
 // Close shuts the stack down gracefully.
 func (d *DevStack) Close() error { return d.svc.close() }

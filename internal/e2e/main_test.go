@@ -7,6 +7,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	runChildRole()
 	code := m.Run()
 	if sharedStack != nil {
 		_ = sharedStack.Close()

@@ -21,7 +21,9 @@ import (
 type Stack struct {
 	*app.DevStack
 	DataDir string
-	t       testing.TB
+	// Env is the configuration the stack was started with.
+	Env map[string]string
+	t   testing.TB
 }
 
 // StackOptions adjust the configuration of a stack.
@@ -32,6 +34,8 @@ type StackOptions struct {
 	Env map[string]string
 	// UI starts the embedded Temporal Web UI.
 	UI bool
+	// NoWorker starts no in-process worker; use StartWorkerProcess.
+	NoWorker bool
 }
 
 // StartStack starts a dev stack on free loopback ports; it stops when the
@@ -67,11 +71,11 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 	if os.Getenv("GATEHOUSE_E2E_LOGS") != "" {
 		logs = os.Stderr
 	}
-	dev, err := app.StartDev(context.Background(), cfg, app.DevOptions{LogOutput: logs, QuietTemporal: true})
+	dev, err := app.StartDev(context.Background(), cfg, app.DevOptions{LogOutput: logs, QuietTemporal: true, NoWorker: opts.NoWorker})
 	if err != nil {
 		t.Fatalf("start dev stack: %v", err)
 	}
-	s := &Stack{DevStack: dev, DataDir: dir, t: t}
+	s := &Stack{DevStack: dev, DataDir: dir, Env: env, t: t}
 	var once sync.Once
 	t.Cleanup(func() { once.Do(func() { _ = dev.Close() }) })
 	return s

@@ -1,0 +1,138 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/config"
+)
+
+// childRoleEnv makes the test binary run a Gatehouse role instead of tests,
+// so fault-injection tests get real processes they can SIGKILL without a
+// second build of the Temporal-linked binary.
+const childRoleEnv = "GATEHOUSE_E2E_CHILD_ROLE"
+
+// runChildRole is called from TestMain; it never returns in a child.
+func runChildRole() {
+	role := os.Getenv(childRoleEnv)
+	if role == "" {
+		return
+	}
+	cfg, err := config.FromEnv()
+	if err == nil {
+		ctx, stop := signalContext()
+		defer stop()
+		switch role {
+		case "worker":
+			err = app.Worker(ctx, cfg)
+		case "api":
+			err = app.API(ctx, cfg)
+		default:
+			err = fmt.Errorf("unknown child role %q", role)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// Process is a Gatehouse role running as a child process.
+type Process struct {
+	cmd    *exec.Cmd
+	out    *syncBuffer
+	waited chan struct{}
+}
+
+// StartRoleProcess runs role ("worker" or "api") in a child process with the
+// given GATEHOUSE_* environment (GATEHOUSE_DATABASE_URL must be PostgreSQL:
+// production roles refuse SQLite). It is killed when the test ends.
+func StartRoleProcess(t testing.TB, role string, env map[string]string) *Process {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childRoleEnv+"="+role)
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &Process{cmd: cmd, out: out, waited: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(p.waited) }()
+	t.Cleanup(func() { p.Kill(); p.logOnFailure(t) })
+	return p
+}
+
+// WorkerEnv is the environment for a worker process joining stack s, on
+// the PostgreSQL database dbURL that the stack also uses.
+func (s *Stack) WorkerEnv(dbURL string) map[string]string {
+	env := map[string]string{}
+	for k, v := range s.Env {
+		env[k] = v
+	}
+	env["GATEHOUSE_TEMPORAL_ADDRESS"] = s.TemporalAddr
+	env["GATEHOUSE_DATABASE_URL"] = dbURL
+	env["GATEHOUSE_BLOB_DIR"] = s.BlobDir()
+	env["GATEHOUSE_LOG_LEVEL"] = "warn"
+	return env
+}
+
+// Kill sends SIGKILL (no graceful stop) and waits for the process to exit.
+func (p *Process) Kill() {
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	select {
+	case <-p.waited:
+	case <-time.After(10 * time.Second):
+	}
+}
+
+// Exited reports whether the process has ended.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.waited:
+		return true
+	default:
+		return false
+	}
+}
+
+// Output is what the process printed so far.
+func (p *Process) Output() string { return p.out.String() }
+
+func (p *Process) logOnFailure(t testing.TB) {
+	if t.Failed() {
+		t.Logf("child process output:\n%s", p.Output())
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func signalContext() (context.Context, context.CancelFunc) {
+	return signalNotifyContext(context.Background())
+}
