@@ -36,7 +36,7 @@ func New(d Deps) (*Server, error) {
 	engine.NoMethod(func(c *gin.Context) {
 		rest.Abort(c, http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed on this endpoint")
 	})
-	engine.Use(rest.RequestID(), rest.Recover(d.Log), rest.Observe(d.Log, d.Telemetry.HTTP), rest.LimitBody(d.Config.MaxBodyBytes))
+	engine.Use(rest.RequestID(), rest.Recover(d.Log), rest.Observe(d.Log, d.Telemetry.HTTP), rest.LimitBody(d.Config.MaxBodyBytes), rest.GuardJSON())
 
 	doc := rest.NewDocument("Gatehouse API", Version)
 	r := rest.NewRouter(engine, doc)
