@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/config"
 )
 
 func newDevCommand() *cobra.Command {
@@ -36,46 +38,30 @@ The first build compiles the Temporal server and takes several minutes.`,
 }
 
 func newAPICommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "api",
-		Short: "Serve the HTTP API against Temporal (--temporal-address) and PostgreSQL (--database-url)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(cmd)
-			if err != nil {
-				return err
-			}
-			return app.API(cmd.Context(), cfg)
-		},
-	}
+	return roleCommand("api", "Serve the HTTP API against Temporal (--temporal-address) and PostgreSQL (--database-url)", app.API)
 }
 
 func newWorkerCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "worker",
-		Short: "Run the Temporal worker (workflows and activities) against Temporal and PostgreSQL",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(cmd)
-			if err != nil {
-				return err
-			}
-			return app.Worker(cmd.Context(), cfg)
-		},
-	}
+	return roleCommand("worker", "Run the Temporal worker (workflows and activities) against Temporal and PostgreSQL", app.Worker)
 }
 
 func newMigrateCommand() *cobra.Command {
+	return roleCommand("migrate", "Apply pending versioned database migrations to --database-url and exit", app.Migrate)
+}
+
+// roleCommand is a subcommand that runs one production role with the
+// configuration from the environment and flags.
+func roleCommand(use, short string, run func(context.Context, config.Config) error) *cobra.Command {
 	return &cobra.Command{
-		Use:   "migrate",
-		Short: "Apply pending versioned database migrations to --database-url and exit",
+		Use:   use,
+		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}
-			return app.Migrate(cmd.Context(), cfg)
+			return run(cmd.Context(), cfg)
 		},
 	}
 }

@@ -44,22 +44,17 @@ func Migrate(ctx context.Context, cfg config.Config) error {
 
 // API serves HTTP against an external Temporal and PostgreSQL until ctx ends.
 func API(ctx context.Context, cfg config.Config) error {
-	s, err := base(ctx, cfg, os.Stderr)
-	if err != nil {
-		return err
-	}
-	if err := s.requireMigrated(); err != nil {
-		s.close()
-		return err
-	}
-	if cfg.BootstrapOperatorToken != "" {
-		if _, err := platform.Mint(ctx, s.db, platform.MintRequest{Role: platform.RoleOperator, Name: "bootstrap operator", Plaintext: cfg.BootstrapOperatorToken}); err != nil {
-			s.close()
+	s, err := connected(ctx, cfg, func(s *services) error {
+		if cfg.BootstrapOperatorToken == "" {
+			return nil
+		}
+		_, err := platform.Mint(ctx, s.db, platform.MintRequest{Role: platform.RoleOperator, Name: "bootstrap operator", Plaintext: cfg.BootstrapOperatorToken})
+		if err != nil {
 			return fmt.Errorf("bootstrap operator token: %w", err)
 		}
-	}
-	if err := s.connect(ctx); err != nil {
-		s.close()
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	if err := s.startAPI(); err != nil {
@@ -72,16 +67,8 @@ func API(ctx context.Context, cfg config.Config) error {
 
 // Worker runs the Temporal worker until ctx ends.
 func Worker(ctx context.Context, cfg config.Config) error {
-	s, err := base(ctx, cfg, os.Stderr)
+	s, err := connected(ctx, cfg, nil)
 	if err != nil {
-		return err
-	}
-	if err := s.requireMigrated(); err != nil {
-		s.close()
-		return err
-	}
-	if err := s.connect(ctx); err != nil {
-		s.close()
 		return err
 	}
 	ensureSearchAttributes(ctx, s.temporal, cfg.TemporalNamespace, s.log)
@@ -91,6 +78,27 @@ func Worker(ctx context.Context, cfg config.Config) error {
 	}
 	s.log.Info("worker polling", "task_queue", cfg.TaskQueue, "temporal", cfg.TemporalAddress, "namespace", cfg.TemporalNamespace)
 	return s.waitForShutdown(ctx)
+}
+
+// connected opens a production role's services on a migrated database,
+// runs prepare (may be nil) and dials Temporal; on error nothing is left open.
+func connected(ctx context.Context, cfg config.Config, prepare func(*services) error) (*services, error) {
+	s, err := base(ctx, cfg, os.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	err = s.requireMigrated()
+	if err == nil && prepare != nil {
+		err = prepare(s)
+	}
+	if err == nil {
+		err = s.connect(ctx)
+	}
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // connect opens the blob store and dials Temporal.
