@@ -1,8 +1,11 @@
 package api
 
-import "github.com/gatehouse/gatehouse/api/rest"
+import (
+	"github.com/gatehouse/gatehouse/api/flylab"
+	"github.com/gatehouse/gatehouse/api/rest"
+)
 
 // mountFlyLab registers the FlyLab tools (MCP, REST, published documents, operator approval).
 func mountFlyLab(r *rest.Router, d Deps) error {
-	return nil
+	return flylab.Mount(r, d)
 }

@@ -1,8 +1,11 @@
 package api
 
-import "github.com/gatehouse/gatehouse/api/rest"
+import (
+	"github.com/gatehouse/gatehouse/api/research"
+	"github.com/gatehouse/gatehouse/api/rest"
+)
 
 // mountResearch registers the research tools (MCP and REST).
 func mountResearch(r *rest.Router, d Deps) error {
-	return nil
+	return research.Mount(r, d, Version)
 }

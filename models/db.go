@@ -28,6 +28,7 @@ func Migrations() []migrate.Migration {
 	all = append(all, flylabMigrations()...)
 	all = append(all, flywheelMigrations()...)
 	all = append(all, researchMigrations()...)
+	all = append(all, consoleMigrations()...)
 	return all
 }
 

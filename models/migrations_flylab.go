@@ -1,8 +1,11 @@
 package models
 
-import "github.com/gatehouse/gatehouse/models/migrate"
+import (
+	"github.com/gatehouse/gatehouse/models/flylab"
+	"github.com/gatehouse/gatehouse/models/migrate"
+)
 
 // flylabMigrations are the flylab domain's migrations.
 func flylabMigrations() []migrate.Migration {
-	return nil
+	return flylab.Migrations()
 }

@@ -1,8 +1,11 @@
 package models
 
-import "github.com/gatehouse/gatehouse/models/migrate"
+import (
+	"github.com/gatehouse/gatehouse/models/migrate"
+	"github.com/gatehouse/gatehouse/models/research"
+)
 
 // researchMigrations are the research domain's migrations.
 func researchMigrations() []migrate.Migration {
-	return nil
+	return research.Migrations()
 }

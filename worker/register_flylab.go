@@ -1,6 +1,18 @@
 package worker
 
-import sdkworker "go.temporal.io/sdk/worker"
+import (
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	activities "github.com/gatehouse/gatehouse/activities/flylab"
+	models "github.com/gatehouse/gatehouse/models/flylab"
+	workflows "github.com/gatehouse/gatehouse/workflows/flylab"
+)
 
 // registerFlyLab registers the flylab workflows and activities.
-func registerFlyLab(r sdkworker.Registry, deps Dependencies) {}
+func registerFlyLab(r sdkworker.Registry, deps Dependencies) {
+	r.RegisterWorkflowWithOptions(workflows.Session, workflow.RegisterOptions{Name: workflows.SessionWorkflow})
+	r.RegisterWorkflowWithOptions(workflows.Experiment, workflow.RegisterOptions{Name: workflows.ExperimentWorkflow})
+	a := &activities.Activities{DB: deps.DB, SchemaURL: deps.Config.PublicURL + models.ExportSchemaPath}
+	a.Register(r)
+}

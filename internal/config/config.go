@@ -64,6 +64,15 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// OTLPEndpoint enables OpenTelemetry tracing export when set.
 	OTLPEndpoint string
+	// LLMUpstreamURL is the OpenAI-compatible base URL (…/v1) the flywheel
+	// LLM gateway proxies to; empty means the gateway answers 503.
+	LLMUpstreamURL string
+	// LLMUpstreamAPIKey is sent upstream as the bearer key (never the rollout's).
+	LLMUpstreamAPIKey string
+	// FlywheelLeaseMin and FlywheelLeaseMax clamp the lease a claim asks for.
+	FlywheelLeaseMin time.Duration
+	// FlywheelLeaseMax is the longest lease a claim is granted.
+	FlywheelLeaseMax time.Duration
 }
 
 // Features are the feature flags of the research tool families.
@@ -113,6 +122,10 @@ var Vars = []Var{
 	{"GATEHOUSE_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"GATEHOUSE_SHUTDOWN_TIMEOUT", "20s", "graceful shutdown bound"},
 	{"OTEL_EXPORTER_OTLP_ENDPOINT", "", "OTLP endpoint; tracing is exported when set"},
+	{"GATEHOUSE_LLM_UPSTREAM_URL", "", "OpenAI-compatible base URL (…/v1) behind the flywheel LLM gateway; empty: gateway answers 503"},
+	{"GATEHOUSE_LLM_UPSTREAM_API_KEY", "", "bearer key sent to the LLM upstream"},
+	{"GATEHOUSE_FLYWHEEL_LEASE_MIN", "5s", "shortest flywheel lease granted (claims are clamped)"},
+	{"GATEHOUSE_FLYWHEEL_LEASE_MAX", "10m", "longest flywheel lease granted (claims are clamped)"},
 }
 
 // Names returns the names of every variable in Vars.
@@ -156,6 +169,11 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 		LogLevel:        r.str("GATEHOUSE_LOG_LEVEL", "info"),
 		ShutdownTimeout: r.duration("GATEHOUSE_SHUTDOWN_TIMEOUT", 20*time.Second),
 		OTLPEndpoint:    r.str("OTEL_EXPORTER_OTLP_ENDPOINT", ""),
+
+		LLMUpstreamURL:    strings.TrimRight(r.str("GATEHOUSE_LLM_UPSTREAM_URL", ""), "/"),
+		LLMUpstreamAPIKey: r.str("GATEHOUSE_LLM_UPSTREAM_API_KEY", ""),
+		FlywheelLeaseMin:  r.duration("GATEHOUSE_FLYWHEEL_LEASE_MIN", 5*time.Second),
+		FlywheelLeaseMax:  r.duration("GATEHOUSE_FLYWHEEL_LEASE_MAX", 10*time.Minute),
 	}
 	c.BlobDir = r.str("GATEHOUSE_BLOB_DIR", filepath.Join(c.DataDir, "blobs"))
 	c.PublicURL = strings.TrimRight(r.str("GATEHOUSE_PUBLIC_URL", ""), "/")
@@ -164,6 +182,9 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 	}
 	if c.PublicURL == "" {
 		c.PublicURL = "http://" + displayHost(c.HTTPAddr)
+	}
+	if c.FlywheelLeaseMin <= 0 || c.FlywheelLeaseMax < c.FlywheelLeaseMin {
+		return Config{}, fmt.Errorf("GATEHOUSE_FLYWHEEL_LEASE_MIN must be positive and at most GATEHOUSE_FLYWHEEL_LEASE_MAX")
 	}
 	if c.MaxBodyBytes <= 0 {
 		return Config{}, fmt.Errorf("GATEHOUSE_MAX_BODY_BYTES must be positive")

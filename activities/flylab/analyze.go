@@ -1,0 +1,106 @@
+package flylab
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	science "github.com/gatehouse/gatehouse/flylab"
+	models "github.com/gatehouse/gatehouse/models/flylab"
+	wf "github.com/gatehouse/gatehouse/workflows/flylab"
+)
+
+type analyzeArgs struct {
+	BatchID string   `json:"batch_id"`
+	Metrics []string `json:"metrics"`
+}
+
+// Analyze runs analyze_fly_behavior on the session's committed batch.
+func (a *Activities) Analyze(ctx context.Context, call wf.ToolCall) (wf.ToolEffect, error) {
+	var in analyzeArgs
+	if err := decodeArgs(call.Args, &in); err != nil {
+		return fail(wf.CodeInvalidInput, "arguments are not a valid analyze_fly_behavior request", nil), nil
+	}
+	if call.Session.Batch == nil || call.Session.Batch.ID != in.BatchID {
+		return fail(wf.CodeNotFound, "batch "+in.BatchID+" is not this session's current batch",
+			map[string]any{"batch_id": in.BatchID}), nil
+	}
+	batch, f, err := a.loadBatch(ctx, call.SessionID, in.BatchID)
+	if err != nil || f != nil {
+		return wf.ToolEffect{Failure: f}, err
+	}
+	res, err := science.Analyze(batch, in.Metrics)
+	if err != nil {
+		return effectOf(err)
+	}
+	body, err := toJSON(res.Analysis)
+	if err != nil {
+		return wf.ToolEffect{}, err
+	}
+	if err := models.CreateOnce(ctx, a.DB, &models.Analysis{ID: res.Analysis.ID, SessionID: call.SessionID,
+		BatchID: batch.ID, Body: body, CreatedAt: time.Now().UTC()}); err != nil {
+		return wf.ToolEffect{}, err
+	}
+	if err := models.PutToolResult(ctx, a.DB, call.ResultKey, call.SessionID, call.Tool, res); err != nil {
+		return wf.ToolEffect{}, err
+	}
+	return wf.ToolEffect{CreatedArtifactIDs: []string{res.Analysis.ID},
+		Patch: wf.Patch{Analysis: &wf.AnalysisRef{ID: res.Analysis.ID, BatchID: batch.ID}}}, nil
+}
+
+type compareArgs struct {
+	AnalysisIDs     []string `json:"analysis_ids"`
+	ObjectiveMetric string   `json:"objective_metric"`
+	Objective       string   `json:"objective"`
+}
+
+// Compare runs compare_fly_trials over saved analyses of this session.
+func (a *Activities) Compare(ctx context.Context, call wf.ToolCall) (wf.ToolEffect, error) {
+	var in compareArgs
+	if err := decodeArgs(call.Args, &in); err != nil {
+		return fail(wf.CodeInvalidInput, "arguments are not a valid compare_fly_trials request", nil), nil
+	}
+	analyses, f, err := a.loadAnalyses(ctx, call, in.AnalysisIDs)
+	if err != nil || f != nil {
+		return wf.ToolEffect{Failure: f}, err
+	}
+	res, err := science.Compare(analyses, in.ObjectiveMetric, in.Objective)
+	if err != nil {
+		return effectOf(err)
+	}
+	body, err := toJSON(res.Comparison)
+	if err != nil {
+		return wf.ToolEffect{}, err
+	}
+	if err := models.CreateOnce(ctx, a.DB, &models.Comparison{ID: res.Comparison.ID, SessionID: call.SessionID,
+		Body: body, CreatedAt: time.Now().UTC()}); err != nil {
+		return wf.ToolEffect{}, err
+	}
+	if err := models.PutToolResult(ctx, a.DB, call.ResultKey, call.SessionID, call.Tool, res); err != nil {
+		return wf.ToolEffect{}, err
+	}
+	return wf.ToolEffect{CreatedArtifactIDs: []string{res.Comparison.ID, res.Comparison.Proposal.ID},
+		Patch: wf.Patch{Comparison: &wf.ComparisonRef{ID: res.Comparison.ID, AnalysisIDs: res.Comparison.AnalysisIDs}}}, nil
+}
+
+// loadAnalyses loads analyses that belong to the session's lineage.
+func (a *Activities) loadAnalyses(ctx context.Context, call wf.ToolCall, ids []string) ([]science.Analysis, *wf.ToolFailure, error) {
+	var out []science.Analysis
+	for _, id := range ids {
+		known := slices.ContainsFunc(call.Session.Analyses, func(r wf.AnalysisRef) bool { return r.ID == id })
+		row, err := models.Find[models.Analysis](ctx, a.DB, call.SessionID, id)
+		if !known || errors.Is(err, models.ErrNotFound) {
+			return nil, &wf.ToolFailure{Code: wf.CodeNotFound, Message: "analysis " + id + " is not in this session's lineage",
+				Details: map[string]any{"analysis_id": id}}, nil
+		} else if err != nil {
+			return nil, nil, err
+		}
+		var an science.Analysis
+		if err := decodeArgs([]byte(row.Body), &an); err != nil {
+			return nil, nil, err
+		}
+		out = append(out, an)
+	}
+	return out, nil, nil
+}

@@ -1,0 +1,43 @@
+package console
+
+import (
+	"fmt"
+
+	"github.com/gatehouse/gatehouse/api/flywheel"
+	"github.com/gatehouse/gatehouse/api/research"
+	"github.com/gatehouse/gatehouse/api/rest"
+)
+
+// DomainSources builds the adapters over the domains' real code (the
+// source_*.go files): FlyLab (#4) for approvals, sessions and evidence, the
+// flywheel (#5) for rollouts, research (#6) for reviews and experiments.
+// A domain without an adapter stays nil and its page reports it as not
+// available in this deployment.
+func DomainSources(d rest.Deps) (Sources, error) {
+	var s Sources
+	fly := newFlyLabSource(d.DB, temporalOrNil(d))
+	s.Approvals, s.Sessions, s.Evidence = fly, fly, fly
+
+	fw, err := flywheel.New(d.DB, d.Temporal, d.Log, flywheel.Options{PublicURL: d.Config.PublicURL, TaskQueue: d.Config.TaskQueue})
+	if err != nil {
+		return s, fmt.Errorf("console: flywheel adapter: %w", err)
+	}
+	s.Rollouts = newFlywheelSource(d.DB, fw)
+
+	rs, err := research.NewService(d)
+	if err != nil {
+		return s, fmt.Errorf("console: research adapter: %w", err)
+	}
+	res := &researchSource{db: d.DB, reviewer: rs}
+	s.Reviews, s.Experiments = res, res
+	return s, nil
+}
+
+// temporalOrNil keeps a nil client nil inside the adapters' interfaces, so
+// "no Temporal" is detectable (unit tests build the API without one).
+func temporalOrNil(d rest.Deps) flylabTemporal {
+	if d.Temporal == nil {
+		return nil
+	}
+	return d.Temporal
+}

@@ -1,0 +1,82 @@
+package flylab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse/gatehouse/models/platform"
+)
+
+// UntrustedContentMeta is the _meta key carrying the contract's
+// untrustedContentHint, which MCP annotations lack.
+const UntrustedContentMeta = "io.gatehouse/untrustedContentHint"
+
+const principalExtra = "gatehouse.principal"
+
+// MCPServer builds the MCP server listing exactly the contract's tools,
+// with their raw input schemas served byte for byte.
+func (s *Service) MCPServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "gatehouse-flylab", Title: "Gatehouse FlyLab", Version: "3"}, nil)
+	for _, t := range s.tools {
+		readOnly, _ := t.Annotations["readOnlyHint"].(bool)
+		untrusted, _ := t.Annotations["untrustedContentHint"].(bool)
+		srv.AddTool(&mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
+			InputSchema: json.RawMessage(t.InputSchema),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: readOnly, Title: t.Title},
+			Meta:        mcp.Meta{UntrustedContentMeta: untrusted}}, s.mcpTool(t.Name))
+	}
+	return srv
+}
+
+// mcpTool answers a tools/call with the envelope as structuredContent and
+// the identical JSON as text; failures set isError.
+func (s *Service) mcpTool(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var p platform.Principal
+		if req.Extra != nil && req.Extra.TokenInfo != nil {
+			p, _ = req.Extra.TokenInfo.Extra[principalExtra].(platform.Principal)
+		}
+		if p.CredentialID == "" {
+			return nil, errors.New("unauthenticated")
+		}
+		var progress ProgressFunc
+		if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+			progress = func(done, total float64) {
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok,
+					Progress: done, Total: total, Message: fmt.Sprintf("%.0f of %.0f runs simulated", done, total)})
+			}
+		}
+		env, _ := s.Call(ctx, p, name, req.Params.Arguments, progress)
+		raw, err := json.Marshal(env)
+		if err != nil {
+			return nil, err
+		}
+		ok, _ := env["ok"].(bool)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}},
+			StructuredContent: json.RawMessage(raw), IsError: !ok}, nil
+	}
+}
+
+// mcpHandler is the Streamable HTTP handler behind agent-key bearer auth.
+func (s *Service) mcpHandler() http.Handler {
+	srv := s.MCPServer()
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		p, err := platform.Authenticate(ctx, s.deps.DB, token)
+		if errors.Is(err, platform.ErrInvalidCredential) {
+			return nil, fmt.Errorf("%w: unknown credential", auth.ErrInvalidToken)
+		} else if err != nil {
+			return nil, err
+		}
+		return &auth.TokenInfo{Scopes: []string{string(p.Role)}, UserID: p.CredentialID,
+			Expiration: time.Now().Add(time.Hour), Extra: map[string]any{principalExtra: p}}, nil
+	}
+	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{Scopes: []string{string(platform.RoleAgent)}})(h)
+}

@@ -1,0 +1,138 @@
+package flylab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	science "github.com/gatehouse/gatehouse/flylab"
+	models "github.com/gatehouse/gatehouse/models/flylab"
+	"github.com/gatehouse/gatehouse/models/platform"
+	wf "github.com/gatehouse/gatehouse/workflows/flylab"
+)
+
+// mutate sends a mutating tool call to the caller's session workflow as
+// an Update and wraps the committed result.
+func (s *Service) mutate(ctx context.Context, p platform.Principal, tool *Tool, raw []byte, args map[string]any, progress ProgressFunc) map[string]any {
+	name := tool.Name
+	sessionID, _ := args["page_session_id"].(string)
+	expected, _ := args["expected_state_revision"].(float64)
+	opID, _ := args["operation_id"].(string)
+	if _, err := s.ownedSession(ctx, p, sessionID); errors.Is(err, models.ErrNotFound) {
+		return s.failure(name, sessionID, 0, &wf.ToolFailure{Code: wf.CodeNotFound,
+			Message: "page_session_id is not a session of this API key", Details: map[string]any{"page_session_id": sessionID}})
+	} else if err != nil {
+		return s.failure(name, sessionID, 0, unavailable(err))
+	}
+	logical := map[string]any{}
+	for k, v := range args {
+		if k != "expected_state_revision" && k != "operation_id" {
+			logical[k] = v
+		}
+	}
+	inputHash, err := science.ContentHash(logical)
+	if err != nil {
+		return s.failure(name, sessionID, 0, invalidInput("arguments cannot be canonicalized", "", nil))
+	}
+	req := wf.ToolRequest{Tool: name, Args: json.RawMessage(raw), ExpectedRevision: int(expected), OperationID: opID, InputHash: inputHash}
+	out, err := s.update(ctx, sessionID, req, progress)
+	if err != nil {
+		var appErr *temporal.ApplicationError
+		f := unavailable(err)
+		if errors.As(err, &appErr) {
+			var tf wf.ToolFailure
+			if appErr.HasDetails() && appErr.Details(&tf) == nil && tf.Code != "" {
+				if tf.Details == nil {
+					tf.Details = map[string]any{}
+				}
+				f = &tf
+			}
+		}
+		st, _ := s.state(ctx, sessionID)
+		return s.failure(name, sessionID, st.Revision, f)
+	}
+	if out.Failure != nil {
+		return s.failure(name, sessionID, out.State.Revision, out.Failure)
+	}
+	stored, err := models.LoadToolResult(ctx, s.deps.DB, out.ResultKey)
+	if err != nil {
+		return s.failure(name, sessionID, out.State.Revision, unavailable(err))
+	}
+	var data map[string]any
+	if err := json.Unmarshal(stored, &data); err != nil {
+		return s.failure(name, sessionID, out.State.Revision, unavailable(err))
+	}
+	s.decorate(name, out.State, data)
+	return s.success(name, out.State, out, opID, data)
+}
+
+// decorate adds the fields that reflect the state now: next_action, and
+// the design's gate.
+func (s *Service) decorate(name string, st wf.SessionState, data map[string]any) {
+	data["next_action"] = nextAction(st)
+	if name == wf.ToolDesign {
+		data["human_gate"] = humanGate(st)
+		if exp, ok := data["experiment"].(map[string]any); ok && st.Experiment != nil && exp["id"] == st.Experiment.ID {
+			exp["approved"] = st.Experiment.Status == wf.ExperimentApproved || st.Experiment.Status == wf.ExperimentRan
+			data["approval_required"] = !exp["approved"].(bool)
+			data["agent_actionable"] = exp["approved"]
+			if exp["approved"].(bool) {
+				data["agent_status"], data["blocked_by"] = "ready", []string{}
+			}
+		}
+	}
+}
+
+// update sends the Update and waits for its result; for a run it relays
+// the simulation's heartbeat progress while it waits.
+func (s *Service) update(ctx context.Context, sessionID string, req wf.ToolRequest, progress ProgressFunc) (wf.ToolOutcome, error) {
+	var out wf.ToolOutcome
+	handle, err := s.deps.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: wf.SessionWorkflowID(sessionID), UpdateName: wf.ToolUpdate, Args: []any{req},
+		WaitForStage: client.WorkflowUpdateStageAccepted,
+	})
+	if err != nil {
+		return out, err
+	}
+	if progress != nil && req.Tool == wf.ToolRun {
+		done := make(chan struct{})
+		defer close(done)
+		go s.relayProgress(ctx, sessionID, progress, done)
+	}
+	return out, handle.Get(ctx, &out)
+}
+
+// relayProgress polls the session workflow's pending simulation activity
+// and reports its heartbeat (runs done) until done closes.
+func (s *Service) relayProgress(ctx context.Context, sessionID string, progress ProgressFunc, done <-chan struct{}) {
+	last := -1
+	tick := time.NewTicker(150 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		desc, err := s.deps.Temporal.DescribeWorkflowExecution(ctx, wf.SessionWorkflowID(sessionID), "")
+		if err != nil {
+			continue
+		}
+		for _, a := range desc.GetPendingActivities() {
+			if a.GetActivityType().GetName() != wf.ActivitySimulate || a.GetHeartbeatDetails() == nil {
+				continue
+			}
+			var n [2]int
+			if err := converterGet(a.GetHeartbeatDetails(), &n); err == nil && n[0] != last {
+				last = n[0]
+				progress(float64(n[0]), float64(n[1]))
+			}
+		}
+	}
+}

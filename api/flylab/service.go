@@ -1,0 +1,193 @@
+// Package flylab serves the FlyLab tool contract (flylab-webmcp-contracts.v3)
+// over MCP (Streamable HTTP) and plain JSON, the published documents, and
+// the operator's approve/reject/list endpoints. Every call is validated
+// against the contract's input schema first; mutations go to the session
+// workflow as a Temporal Update; answers are flylab.tool-result.v3
+// envelopes.
+package flylab
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/api/rest"
+	"github.com/gatehouse/gatehouse/contracts"
+	models "github.com/gatehouse/gatehouse/models/flylab"
+	"github.com/gatehouse/gatehouse/models/platform"
+	wf "github.com/gatehouse/gatehouse/workflows/flylab"
+)
+
+// ResultVersion is the envelope contract.
+const ResultVersion = "flylab.tool-result.v3"
+
+// Tool is one contract tool with its compiled input schema.
+type Tool struct {
+	contracts.FlyLabTool
+	schema *contracts.Schema
+	output outputContract
+}
+
+type outputContract struct {
+	RequiredDataFields []string `json:"required_data_fields"`
+	ProducedArtifacts  []string `json:"produced_artifacts"`
+	ScientificPaths    []string `json:"scientific_paths"`
+	OperationalPaths   []string `json:"operational_paths"`
+}
+
+// Service answers FlyLab tool calls.
+type Service struct {
+	deps     rest.Deps
+	contract *contracts.FlyLabContract
+	policy   map[string]any
+	tools    []*Tool
+	byName   map[string]*Tool
+	started  sync.Map // session id -> true once its workflow was started here
+}
+
+// ProgressFunc receives run progress (runs done of total) while a tool runs.
+type ProgressFunc func(done, total float64)
+
+// NewService parses and compiles the contract.
+func NewService(deps rest.Deps) (*Service, error) {
+	c, err := contracts.ParseFlyLab()
+	if err != nil {
+		return nil, err
+	}
+	schemas, err := contracts.CompileFlyLabInputs(c)
+	if err != nil {
+		return nil, err
+	}
+	var raw struct {
+		Provenance map[string]any `json:"provenance_contract"`
+	}
+	if err := json.Unmarshal(c.Raw, &raw); err != nil {
+		return nil, err
+	}
+	s := &Service{deps: deps, contract: c, policy: raw.Provenance, byName: map[string]*Tool{}}
+	for _, t := range c.Tools {
+		tool := &Tool{FlyLabTool: t, schema: schemas[t.Name]}
+		if err := json.Unmarshal(t.OutputContract, &tool.output); err != nil {
+			return nil, fmt.Errorf("flylab tool %s output contract: %w", t.Name, err)
+		}
+		s.tools = append(s.tools, tool)
+		s.byName[t.Name] = tool
+	}
+	return s, nil
+}
+
+// Tools lists the contract's tools in order.
+func (s *Service) Tools() []*Tool { return s.tools }
+
+// Call runs one tool for a principal and returns its envelope; ok is false
+// for an unknown tool name.
+func (s *Service) Call(ctx context.Context, p platform.Principal, name string, raw []byte, progress ProgressFunc) (map[string]any, bool) {
+	tool, ok := s.byName[name]
+	if !ok {
+		return nil, false
+	}
+	if len(raw) == 0 {
+		raw = []byte("{}")
+	}
+	violations, err := tool.schema.ValidateJSON(raw)
+	if err != nil {
+		return s.failure(name, "", 0, invalidInput("arguments are not JSON", "", nil)), true
+	}
+	if len(violations) > 0 {
+		return s.failure(name, "", 0, invalidInput("arguments break the input schema: "+violations[0].Message,
+			violations[0].Path, violations)), true
+	}
+	var args map[string]any
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return s.failure(name, "", 0, invalidInput("arguments are not an object", "", nil)), true
+	}
+	if name == wf.ToolInspect {
+		return s.inspect(ctx, p), true
+	}
+	return s.mutate(ctx, p, tool, raw, args, progress), true
+}
+
+func invalidInput(message, pointer string, violations []contracts.Violation) *wf.ToolFailure {
+	d := map[string]any{"pointer": pointer}
+	if violations != nil {
+		d["violations"] = violations
+	}
+	return &wf.ToolFailure{Code: wf.CodeInvalidInput, Message: message, Details: d}
+}
+
+// inspect returns the caller's session, creating it on first call.
+func (s *Service) inspect(ctx context.Context, p platform.Principal) map[string]any {
+	st, err := s.ensureSession(ctx, p)
+	if err != nil {
+		return s.failure(wf.ToolInspect, "", 0, unavailable(err))
+	}
+	data := map[string]any{"page_session_id": st.SessionID, "agent_context": s.agentContext(st)}
+	return s.success(wf.ToolInspect, st, wf.ToolOutcome{PreviousRevision: st.Revision, Revision: st.Revision,
+		CreatedArtifactIDs: []string{}}, "", data)
+}
+
+func unavailable(err error) *wf.ToolFailure {
+	return &wf.ToolFailure{Code: wf.CodeSimulationUnavailable, Message: "FlyLab is temporarily unavailable; retry",
+		Retryable: true, Details: map[string]any{"cause": err.Error()}}
+}
+
+// ensureSession finds or creates the principal's session and its workflow.
+func (s *Service) ensureSession(ctx context.Context, p platform.Principal) (wf.SessionState, error) {
+	row, err := models.SessionOf(ctx, s.deps.DB, p.CredentialID)
+	if errors.Is(err, models.ErrNotFound) {
+		row = models.Session{ID: newSessionID(), OwnerCredentialID: p.CredentialID, OwnerName: p.Name}
+		if err := models.CreateOnce(ctx, s.deps.DB, &row); err != nil {
+			return wf.SessionState{}, err
+		}
+		row, err = models.SessionOf(ctx, s.deps.DB, p.CredentialID)
+	}
+	if err != nil {
+		return wf.SessionState{}, err
+	}
+	if _, ok := s.started.Load(row.ID); !ok {
+		_, err := s.deps.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+			ID: wf.SessionWorkflowID(row.ID), TaskQueue: s.deps.Config.TaskQueue,
+			WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		}, wf.SessionWorkflow, wf.SessionInput{State: wf.SessionState{SessionID: row.ID, Owner: p.CredentialID, Revision: 1}})
+		if err != nil {
+			return wf.SessionState{}, err
+		}
+		s.started.Store(row.ID, true)
+	}
+	return s.state(ctx, row.ID)
+}
+
+func (s *Service) state(ctx context.Context, sessionID string) (wf.SessionState, error) {
+	var st wf.SessionState
+	v, err := s.deps.Temporal.QueryWorkflow(ctx, wf.SessionWorkflowID(sessionID), "", wf.StateQuery)
+	if err != nil {
+		return st, err
+	}
+	return st, v.Get(&st)
+}
+
+func newSessionID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return "session_" + hex.EncodeToString(b)
+}
+
+// ownedSession returns the session when it belongs to the principal.
+func (s *Service) ownedSession(ctx context.Context, p platform.Principal, id string) (models.Session, error) {
+	row, err := models.SessionByID(ctx, s.deps.DB, id)
+	if err == nil && row.OwnerCredentialID != p.CredentialID {
+		return row, models.ErrNotFound
+	}
+	return row, err
+}
+
+// DB exposes the database to the route handlers.
+func (s *Service) DB() *gorm.DB { return s.deps.DB }

@@ -1,0 +1,111 @@
+// Package flywheel serves the flywheel wire contract (contracts/
+// flywheel-1.schema.json): turns intake, claims, fenced lease heartbeats,
+// output intake, the operator's rollout endpoints and the per-rollout LLM
+// gateway.
+//
+// Authority: the rollout workflow (workflows/flywheel) owns the lifecycle;
+// the database row owns the lease fence and output acceptance (see
+// models/flywheel). Handlers write the row first, then signal the workflow.
+package flywheel
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/contracts"
+)
+
+// Temporal is the part of the Temporal client the handlers use.
+type Temporal interface {
+	ExecuteWorkflow(ctx context.Context, options client.StartWorkflowOptions, workflow any, args ...any) (client.WorkflowRun, error)
+	SignalWorkflow(ctx context.Context, workflowID, runID, signalName string, arg any) error
+}
+
+// Options configure the handlers.
+type Options struct {
+	// PublicURL is the base of every llm_url handed out.
+	PublicURL string
+	// TaskQueue is where rollout workflows run.
+	TaskQueue string
+	// LeaseMin and LeaseMax clamp a claim's requested lease.
+	LeaseMin, LeaseMax time.Duration
+	// DefaultLease is granted when a claim names none.
+	DefaultLease time.Duration
+	// PollAfter is the backoff hint of an empty claim.
+	PollAfter time.Duration
+	// MaxAttempts bounds leases per rollout unless an enqueue says otherwise.
+	MaxAttempts int
+	// Upstream is the OpenAI-compatible base URL (…/v1); empty: 503.
+	Upstream string
+	// UpstreamKey is the bearer sent upstream.
+	UpstreamKey string
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// UpstreamClient proxies gateway calls (http.DefaultTransport when nil).
+	UpstreamClient http.RoundTripper
+}
+
+// Handler holds the compiled schemas and dependencies.
+type Handler struct {
+	db       *gorm.DB
+	temporal Temporal
+	schemas  *contracts.Flywheel
+	opts     Options
+	log      *slog.Logger
+}
+
+// New compiles the contract once and returns the handlers.
+func New(db *gorm.DB, t Temporal, log *slog.Logger, opts Options) (*Handler, error) {
+	schemas, err := contracts.CompileFlywheel()
+	if err != nil {
+		return nil, err
+	}
+	if opts.LeaseMin <= 0 {
+		opts.LeaseMin = 5 * time.Second
+	}
+	if opts.LeaseMax < opts.LeaseMin {
+		opts.LeaseMax = opts.LeaseMin
+	}
+	if opts.DefaultLease <= 0 {
+		opts.DefaultLease = 60 * time.Second
+	}
+	if opts.PollAfter <= 0 {
+		opts.PollAfter = 2 * time.Second
+	}
+	if opts.MaxAttempts <= 0 {
+		opts.MaxAttempts = 3
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.UpstreamClient == nil {
+		opts.UpstreamClient = http.DefaultTransport
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Handler{db: db, temporal: t, schemas: schemas, opts: opts, log: log}, nil
+}
+
+// clampLease applies the configured bounds to a requested lease.
+func (h *Handler) clampLease(seconds float64) time.Duration {
+	d := time.Duration(seconds * float64(time.Second))
+	if seconds <= 0 {
+		d = h.opts.DefaultLease
+	}
+	if d < h.opts.LeaseMin {
+		d = h.opts.LeaseMin
+	}
+	if d > h.opts.LeaseMax {
+		d = h.opts.LeaseMax
+	}
+	return d
+}
+
+// epochSeconds is the wire form of a time (absolute epoch seconds).
+func epochSeconds(t time.Time) float64 { return float64(t.UnixMicro()) / 1e6 }

@@ -1,0 +1,164 @@
+package flywheel
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"go.temporal.io/sdk/client"
+	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/api/rest"
+	"github.com/gatehouse/gatehouse/models"
+	fwmodels "github.com/gatehouse/gatehouse/models/flywheel"
+	"github.com/gatehouse/gatehouse/models/platform"
+)
+
+// fakeTemporal records what the handlers ask of Temporal.
+type fakeTemporal struct {
+	mu      sync.Mutex
+	signals []string
+	started []string
+	failSig bool
+}
+
+func (f *fakeTemporal) ExecuteWorkflow(_ context.Context, o client.StartWorkflowOptions, _ any, _ ...any) (client.WorkflowRun, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.started = append(f.started, o.ID)
+	return nil, nil
+}
+
+func (f *fakeTemporal) SignalWorkflow(_ context.Context, id, _, name string, _ any) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failSig {
+		return context.DeadlineExceeded
+	}
+	f.signals = append(f.signals, name+" "+id)
+	return nil
+}
+
+type testEnv struct {
+	t        testing.TB
+	db       *gorm.DB
+	engine   *gin.Engine
+	temporal *fakeTemporal
+	agentKey string
+	opToken  string
+}
+
+func newTestEnv(t testing.TB, opts Options) *testEnv {
+	t.Helper()
+	db, err := models.Open("sqlite:" + filepath.Join(t.TempDir(), "test.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := models.Migrate(db, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	agent, err := platform.Mint(ctx, db, platform.MintRequest{Role: platform.RoleAgent, Name: "agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := platform.Mint(ctx, db, platform.MintRequest{Role: platform.RoleOperator, Name: "op"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft := &fakeTemporal{}
+	if opts.PublicURL == "" {
+		opts.PublicURL = "http://gatehouse.test"
+	}
+	h, err := New(db, ft, nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gin.SetMode(gin.ReleaseMode)
+	engine := gin.New()
+	h.Mount(rest.NewRouter(engine, rest.NewDocument("t", "t")), rest.Deps{DB: db})
+	return &testEnv{t: t, db: db, engine: engine, temporal: ft, agentKey: agent.Plaintext, opToken: op.Plaintext}
+}
+
+type result struct {
+	Status int
+	Body   []byte
+}
+
+func (r result) decode(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decode %d %s: %v", r.Status, r.Body, err)
+	}
+}
+
+func (e *testEnv) do(method, path, bearer string, body []byte, headers ...string) result {
+	req := httptest.NewRequest(method, path, bytes.NewReader(body))
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	w := httptest.NewRecorder()
+	e.engine.ServeHTTP(w, req)
+	return result{Status: w.Code, Body: w.Body.Bytes()}
+}
+
+// lease enqueues and claims one rollout directly in the database.
+func (e *testEnv) lease(deadline time.Duration) fwmodels.Grant {
+	e.t.Helper()
+	id := fwmodels.NewRolloutID()
+	if _, _, err := fwmodels.Enqueue(context.Background(), e.db, fwmodels.NewRollout{ID: id, TurnInput: "x", DeadlineAt: time.Now().Add(deadline), MaxAttempts: 3}); err != nil {
+		e.t.Fatal(err)
+	}
+	gs, err := fwmodels.Claim(context.Background(), e.db, "c", 1, time.Minute, time.Now())
+	if err != nil || len(gs) != 1 {
+		e.t.Fatalf("claim: %v %d", err, len(gs))
+	}
+	return gs[0]
+}
+
+func (e *testEnv) output(g fwmodels.Grant, body string) result {
+	return e.do(http.MethodPost, "/flywheel/rollouts/"+g.Rollout.ID+"/output", g.APIKey, []byte(body), LeaseTokenHeader, g.LeaseToken)
+}
+
+type violationBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Details []struct {
+			Path    string `json:"path"`
+			Message string `json:"message"`
+		} `json:"details"`
+	} `json:"error"`
+}
+
+// hasViolationAt reports whether a 422 body names path.
+func hasViolationAt(t testing.TB, r result, path string) bool {
+	t.Helper()
+	var v violationBody
+	r.decode(t, &v)
+	for _, d := range v.Error.Details {
+		if d.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *testEnv) mustSchema() *Handler {
+	e.t.Helper()
+	h, err := New(e.db, e.temporal, nil, Options{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return h
+}

@@ -1,0 +1,177 @@
+package flywheel
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/api/rest"
+	models "github.com/gatehouse/gatehouse/models/flywheel"
+	wf "github.com/gatehouse/gatehouse/workflows/flywheel"
+)
+
+// LeaseTokenHeader carries the lease (fencing) token.
+const LeaseTokenHeader = "Flywheel-Lease-Token"
+
+// holder reads the rollout credentials of a heartbeat or output request;
+// it returns false when it has answered 401.
+func holder(c *gin.Context) (models.Holder, bool) {
+	key, ok := rest.BearerToken(c.Request)
+	if !ok {
+		c.Header("WWW-Authenticate", `Bearer realm="gatehouse-rollout"`)
+		rest.Abort(c, http.StatusUnauthorized, "unauthorized", "missing bearer credential: use the rollout's api_key from the claim")
+		return models.Holder{}, false
+	}
+	token := c.GetHeader(LeaseTokenHeader)
+	if token == "" {
+		rest.Abort(c, http.StatusConflict, "stale_lease", "missing "+LeaseTokenHeader+" header: send the lease_token from the claim")
+		return models.Holder{}, false
+	}
+	return models.Holder{RolloutID: c.Param("id"), APIKey: key, LeaseToken: token}, true
+}
+
+// leaseError maps the lease-guarded errors to statuses.
+func (h *Handler) leaseError(c *gin.Context, err error) {
+	switch {
+	case errors.Is(err, models.ErrUnknownKey):
+		rest.Abort(c, http.StatusUnauthorized, "unauthorized", "unknown rollout api_key")
+	case errors.Is(err, models.ErrForeignKey):
+		rest.Abort(c, http.StatusForbidden, "forbidden", "this api_key belongs to another rollout")
+	case errors.Is(err, models.ErrOutputAccepted):
+		rest.Abort(c, http.StatusConflict, "output_already_accepted", "this rollout's output was already accepted")
+	case errors.Is(err, models.ErrGone):
+		rest.Abort(c, http.StatusGone, "rollout_gone", "the rollout is past its deadline_ts or has ended")
+	case errors.Is(err, models.ErrStaleLease):
+		rest.Abort(c, http.StatusConflict, "stale_lease", "fenced: the lease token is not the current lease's, or the lease expired; claim again")
+	default:
+		h.log.Error("lease operation", "err", err)
+		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable; retry")
+	}
+}
+
+// Heartbeat handles POST /flywheel/rollouts/:id/heartbeat. The extension
+// is a compare-and-swap in the database (authority for whether it landed
+// before expiry); the workflow is then signalled so its expiry timer
+// moves. A lost signal is harmless: when the workflow's timer fires it
+// re-reads the row and finds the later expiry.
+func (h *Handler) Heartbeat(c *gin.Context) {
+	hd, ok := holder(c)
+	if !ok {
+		return
+	}
+	epoch, expires, err := models.Heartbeat(c.Request.Context(), h.db, hd, h.opts.Now())
+	if err != nil {
+		h.leaseError(c, err)
+		return
+	}
+	if err := h.temporal.SignalWorkflow(c.Request.Context(), wf.WorkflowID(hd.RolloutID), "", wf.LeaseSignal,
+		wf.LeaseUpdate{Epoch: epoch, ExpiresAt: expires}); err != nil {
+		h.log.Warn("heartbeat signal not delivered; the workflow re-reads the lease at expiry", "rollout_id", hd.RolloutID, "err", err)
+	}
+	c.JSON(http.StatusOK, gin.H{"lease_expires_ts": epochSeconds(expires)})
+}
+
+type wireExclusion struct {
+	Reason string  `json:"reason"`
+	Detail *string `json:"detail"`
+}
+
+type wireOutput struct {
+	FinalText             string          `json:"final_text"`
+	ToolCalls             json.RawMessage `json:"tool_calls"`
+	ToolCallsOmittedCount *json.Number    `json:"tool_calls_omitted_count"`
+	LLMCallCount          *json.Number    `json:"llm_call_count"`
+	Artifacts             json.RawMessage `json:"artifacts"`
+	Reward                *json.Number    `json:"reward"`
+	Success               *bool           `json:"success"`
+	Exclusion             *wireExclusion  `json:"exclusion"`
+	Events                json.RawMessage `json:"events"`
+	Timing                json.RawMessage `json:"timing"`
+	AgentFingerprint      json.RawMessage `json:"agent_fingerprint"`
+}
+
+// decodeOutput turns a schema-valid body into the stored row; the string
+// names the JSON pointer of a value storage cannot hold.
+func decodeOutput(body []byte) (models.Output, string, error) {
+	var w wireOutput
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	if err := d.Decode(&w); err != nil {
+		return models.Output{}, "", err
+	}
+	sum := sha256.Sum256(body)
+	o := models.Output{
+		BodySHA256: hex.EncodeToString(sum[:]), FinalText: w.FinalText, ToolCalls: rawOrNil(w.ToolCalls),
+		Artifacts: rawOrNil(w.Artifacts), Success: w.Success, Events: rawOrNil(w.Events), Timing: rawOrNil(w.Timing),
+		AgentFingerprint: rawOrNil(w.AgentFingerprint),
+	}
+	if w.ToolCallsOmittedCount != nil {
+		n, err := w.ToolCallsOmittedCount.Int64()
+		if err != nil {
+			return o, "/tool_calls_omitted_count", err
+		}
+		o.ToolCallsOmittedCount = n
+	}
+	if w.LLMCallCount != nil {
+		n, err := w.LLMCallCount.Int64()
+		if err != nil {
+			return o, "/llm_call_count", err
+		}
+		o.LLMCallCount = &n
+	}
+	if w.Reward != nil {
+		f, err := strconv.ParseFloat(w.Reward.String(), 64)
+		if err != nil {
+			return o, "/reward", err
+		}
+		o.Reward = &f
+	}
+	if w.Exclusion != nil {
+		o.ExclusionReason, o.ExclusionDetail = &w.Exclusion.Reason, w.Exclusion.Detail
+	}
+	return o, "", nil
+}
+
+// Output handles POST /flywheel/rollouts/:id/output: validate against
+// RolloutOutput (server-authored fields fail additionalProperties: false),
+// accept once under the current lease, then tell the workflow.
+func (h *Handler) Output(c *gin.Context) {
+	hd, ok := holder(c)
+	if !ok {
+		return
+	}
+	body, ok := rest.ReadBody(c)
+	if !ok || !validate(c, h.schemas.RolloutOutput, body) {
+		return
+	}
+	o, path, err := decodeOutput(body)
+	if err != nil {
+		if path != "" {
+			unrepresentable(c, path)
+			return
+		}
+		rest.Abort(c, http.StatusUnprocessableEntity, "schema_violation", "body could not be decoded: "+err.Error())
+		return
+	}
+	epoch, same, err := models.AcceptOutput(c.Request.Context(), h.db, hd, o, h.opts.Now())
+	if errors.Is(err, models.ErrOutputAccepted) {
+		rest.Abort(c, http.StatusConflict, "output_already_accepted", "this rollout's output was already accepted",
+			gin.H{"same_body": same})
+		return
+	}
+	if err != nil {
+		h.leaseError(c, err)
+		return
+	}
+	if err := h.temporal.SignalWorkflow(c.Request.Context(), wf.WorkflowID(hd.RolloutID), "", wf.OutputSignal,
+		wf.OutputNotice{Epoch: epoch}); err != nil {
+		h.log.Warn("output signal not delivered; the workflow finds the output at lease expiry", "rollout_id", hd.RolloutID, "err", err)
+	}
+	c.JSON(http.StatusOK, gin.H{"accepted": true, "rollout_id": hd.RolloutID})
+}

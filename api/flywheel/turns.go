@@ -1,0 +1,144 @@
+package flywheel
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/api/rest"
+	"github.com/gatehouse/gatehouse/contracts"
+	models "github.com/gatehouse/gatehouse/models/flywheel"
+)
+
+// wireTurn decodes a turn that already passed the schema. JSON-valued
+// fields stay raw so they are stored exactly as received.
+type wireTurn struct {
+	TurnID                string          `json:"turn_id"`
+	TaskID                *string         `json:"task_id"`
+	ConversationID        *string         `json:"conversation_id"`
+	TurnIndex             *json.Number    `json:"turn_index"`
+	InputText             *string         `json:"input_text"`
+	FinalText             *string         `json:"final_text"`
+	ToolCalls             json.RawMessage `json:"tool_calls"`
+	ToolCallsOmittedCount json.Number     `json:"tool_calls_omitted_count"`
+	AgentFingerprint      json.RawMessage `json:"agent_fingerprint"`
+	OccurredAt            *string         `json:"occurred_at"`
+}
+
+type wireBatch struct {
+	AgentID string     `json:"agent_id"`
+	Turns   []wireTurn `json:"turns"`
+}
+
+// validate answers 400 for malformed JSON and 422 listing each violation;
+// it returns false when it has answered.
+func validate(c *gin.Context, s *contracts.Schema, body []byte) bool {
+	violations, err := s.ValidateJSON(body)
+	if errors.Is(err, contracts.ErrMalformedJSON) {
+		rest.Abort(c, http.StatusBadRequest, "malformed_json", "body is not valid JSON: "+err.Error())
+		return false
+	}
+	if err != nil {
+		rest.Abort(c, http.StatusBadRequest, "malformed_json", err.Error())
+		return false
+	}
+	if len(violations) > 0 {
+		rest.Abort(c, http.StatusUnprocessableEntity, "schema_violation",
+			"body violates the flywheel/1 contract ("+strconv.Itoa(len(violations))+" violation(s))", violations)
+		return false
+	}
+	return true
+}
+
+// unrepresentable answers 422 for a value the schema admits but storage
+// cannot hold (an integer beyond 64 bits).
+func unrepresentable(c *gin.Context, path string) {
+	rest.Abort(c, http.StatusUnprocessableEntity, "schema_violation", "value out of the supported range",
+		[]contracts.Violation{{Path: path, Message: "integer does not fit in 64 bits"}})
+}
+
+// Turns handles POST /flywheel/turns: validate the whole batch against
+// ProductionTurnBatch, then store it in one transaction, idempotently.
+func (h *Handler) Turns(c *gin.Context) {
+	body, ok := rest.ReadBody(c)
+	if !ok || !validate(c, h.schemas.ProductionTurnBatch, body) {
+		return
+	}
+	var b wireBatch
+	if err := json.Unmarshal(body, &b); err != nil {
+		rest.Abort(c, http.StatusUnprocessableEntity, "schema_violation", "body could not be decoded: "+err.Error())
+		return
+	}
+	p, _ := rest.PrincipalOf(c)
+	rows := make([]models.Turn, 0, len(b.Turns))
+	for i, t := range b.Turns {
+		row := models.Turn{
+			AgentID: b.AgentID, TurnID: t.TurnID, TaskID: t.TaskID, ConversationID: t.ConversationID,
+			InputText: t.InputText, FinalText: t.FinalText, ToolCalls: rawOrNil(t.ToolCalls),
+			AgentFingerprint: rawOrNil(t.AgentFingerprint), OccurredAt: t.OccurredAt,
+			CredentialID: p.CredentialID, ReceivedAt: h.opts.Now().UTC(),
+		}
+		n, err := t.ToolCallsOmittedCount.Int64()
+		if err != nil {
+			unrepresentable(c, "/turns/"+strconv.Itoa(i)+"/tool_calls_omitted_count")
+			return
+		}
+		row.ToolCallsOmittedCount = n
+		if t.TurnIndex != nil {
+			idx, err := t.TurnIndex.Int64()
+			if err != nil {
+				unrepresentable(c, "/turns/"+strconv.Itoa(i)+"/turn_index")
+				return
+			}
+			row.TurnIndex = &idx
+		}
+		rows = append(rows, row)
+	}
+	accepted, dups, err := models.InsertTurns(c.Request.Context(), h.db, rows)
+	if err != nil {
+		h.log.Error("store turns", "err", err)
+		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "could not store the batch; nothing was stored, retry")
+		return
+	}
+	c.JSON(http.StatusAccepted, gin.H{"accepted": accepted, "duplicates": dups})
+}
+
+// rawOrNil stores JSON null (or an absent field) as SQL NULL and anything
+// else byte for byte.
+func rawOrNil(raw json.RawMessage) *string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	s := string(raw)
+	return &s
+}
+
+// rawOrNull is the read side of rawOrNil: NULL reads as JSON null.
+func rawOrNull(s *string) json.RawMessage {
+	if s == nil {
+		return json.RawMessage("null")
+	}
+	return json.RawMessage(*s)
+}
+
+// GetTurn handles GET /operator/v1/turns/:agent_id/:turn_id.
+func (h *Handler) GetTurn(c *gin.Context) {
+	t, err := models.GetTurn(c.Request.Context(), h.db, c.Param("agent_id"), c.Param("turn_id"))
+	if errors.Is(err, models.ErrNotFound) {
+		rest.Abort(c, http.StatusNotFound, "not_found", "no such turn")
+		return
+	}
+	if err != nil {
+		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable")
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{
+		"agent_id": t.AgentID, "turn_id": t.TurnID, "task_id": t.TaskID, "conversation_id": t.ConversationID,
+		"turn_index": t.TurnIndex, "input_text": t.InputText, "final_text": t.FinalText,
+		"tool_calls": rawOrNull(t.ToolCalls), "tool_calls_omitted_count": t.ToolCallsOmittedCount,
+		"agent_fingerprint": rawOrNull(t.AgentFingerprint), "occurred_at": t.OccurredAt, "received_at": t.ReceivedAt,
+	})
+}

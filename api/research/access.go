@@ -1,0 +1,83 @@
+package research
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+
+	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
+)
+
+// project loads a project the caller may use; another project's id answers
+// forbidden whether or not it exists, so keys learn nothing about others.
+func (s *Service) project(ctx context.Context, c *Call, id string) (models.Project, error) {
+	if !c.Principal.MayUseProject(id) {
+		return models.Project{}, toolErr("forbidden", "/project_id", "this credential may not use project %s", id)
+	}
+	var p models.Project
+	err := s.DB.WithContext(ctx).Where("id = ?", id).Take(&p).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return p, toolErr("not_found", "/project_id", "no project %s", id)
+	}
+	return p, err
+}
+
+// experiment loads an experiment of a project the caller may use.
+func (s *Service) experiment(ctx context.Context, c *Call, projectID, id string) (models.Project, models.Experiment, error) {
+	p, err := s.project(ctx, c, projectID)
+	if err != nil {
+		return p, models.Experiment{}, err
+	}
+	var e models.Experiment
+	err = s.DB.WithContext(ctx).Where("id = ? AND project_id = ?", id, projectID).Take(&e).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return p, e, toolErr("not_found", "/experiment_id", "no experiment %s in project %s", id, projectID)
+	}
+	return p, e, err
+}
+
+// target loads the experiment a target_id names; errors point at /target_id.
+func (s *Service) target(ctx context.Context, c *Call, projectID, id string) (models.Experiment, error) {
+	_, e, err := s.experiment(ctx, c, projectID, id)
+	var te *ToolError
+	if errors.As(err, &te) && te.Pointer == "/experiment_id" {
+		cp := *te
+		cp.Pointer = "/target_id"
+		return e, &cp
+	}
+	return e, err
+}
+
+// state queries the experiment workflow (the authority for its gate).
+func (s *Service) state(ctx context.Context, experimentID string) (wf.ExperimentState, error) {
+	var st wf.ExperimentState
+	v, err := s.Temporal.QueryWorkflow(ctx, wf.ExperimentWorkflowID(experimentID), "", wf.StateQuery)
+	if err != nil {
+		return st, err
+	}
+	return st, v.Get(&st)
+}
+
+// awaitRevision waits briefly until the workflow has applied a signal sent
+// after it was at revision rev, so the caller reads its own write.
+func (s *Service) awaitRevision(ctx context.Context, experimentID string, rev int) {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		st, err := s.state(ctx, experimentID)
+		if err != nil || st.Revision > rev {
+			return
+		}
+		time.Sleep(40 * time.Millisecond)
+	}
+}
+
+func (s *Service) signal(ctx context.Context, experimentID, name string, payload any) error {
+	err := s.Temporal.SignalWorkflow(ctx, wf.ExperimentWorkflowID(experimentID), "", name, payload)
+	if err != nil {
+		return toolErr("conflict", "", "the experiment workflow does not accept %s (it may be finished): %v", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,149 @@
+// Package research serves the research tools of the Merv MCP tool contract
+// over MCP (Streamable HTTP at /mcp/research) and as plain JSON
+// (/v1/research/tools). The catalogue is assembled from families: each
+// tools_*.go file registers its family in init, so adding a family is
+// adding a file.
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/gatehouse/gatehouse/contracts"
+	"github.com/gatehouse/gatehouse/internal/config"
+)
+
+// Feature is the flag a family depends on ("" for always on).
+type Feature string
+
+// Feature flags of tool families.
+const (
+	FeatureNone      Feature = ""
+	FeatureStorage   Feature = "storage"
+	FeatureSandboxes Feature = "sandboxes"
+	FeatureTracking  Feature = "tracking"
+)
+
+// Handler runs one tool call whose input already passed its schema.
+type Handler func(ctx context.Context, s *Service, c *Call) (any, error)
+
+// Tool is one catalogue entry.
+type Tool struct {
+	Name        string
+	Description string
+	Schema      map[string]any
+	Hidden      bool
+	ReadOnly    bool
+	Feature     Feature
+	// Handler is nil for a tool whose family is not built yet: calls answer
+	// not_implemented.
+	Handler Handler
+	// Issue names where a nil-handler tool is built.
+	Issue string
+
+	schema *contracts.Schema
+}
+
+var families = map[string][]Tool{}
+
+// registerFamily adds a family's tools; called from each tools_*.go init.
+func registerFamily(name string, tools ...Tool) {
+	if _, dup := families[name]; dup {
+		panic("research: family registered twice: " + name)
+	}
+	families[name] = tools
+}
+
+// AllTools returns every registered tool regardless of features, by name.
+func AllTools() []Tool {
+	var out []Tool
+	for _, f := range families {
+		out = append(out, f...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// Catalogue is the set of tools a deployment serves.
+type Catalogue struct {
+	Tools   []Tool
+	byName  map[string]*Tool
+	aliases bool
+}
+
+// NewCatalogue selects the tools the feature flags allow, compiles their
+// schemas and checks their names.
+func NewCatalogue(f config.Features) (*Catalogue, error) {
+	c := &Catalogue{byName: map[string]*Tool{}, aliases: f.UnderscoreAliases}
+	for _, t := range AllTools() {
+		switch t.Feature {
+		case FeatureStorage:
+			if !f.Storage {
+				continue
+			}
+		case FeatureSandboxes:
+			if !f.Sandboxes {
+				continue
+			}
+		case FeatureTracking:
+			if !f.Tracking {
+				continue
+			}
+		}
+		if !toolName.MatchString(t.Name) || t.Description == "" {
+			return nil, fmt.Errorf("research tool %q: bad name or no description", t.Name)
+		}
+		raw, err := json.Marshal(t.Schema)
+		if err != nil {
+			return nil, err
+		}
+		t.schema, err = contracts.CompileJSON("https://gatehouse.invalid/research/"+t.Name+".json", raw)
+		if err != nil {
+			return nil, err
+		}
+		c.Tools = append(c.Tools, t)
+	}
+	for i := range c.Tools {
+		t := &c.Tools[i]
+		c.byName[t.Name] = t
+		if c.aliases {
+			c.byName[AliasOf(t.Name)] = t
+		}
+	}
+	return c, nil
+}
+
+// AliasOf is the underscore alias of a dotted name.
+func AliasOf(name string) string { return strings.ReplaceAll(name, ".", "_") }
+
+// Lookup finds a tool by name (or alias in alias mode).
+func (c *Catalogue) Lookup(name string) (*Tool, bool) {
+	t, ok := c.byName[name]
+	return t, ok
+}
+
+// Counts returns the number of public and hidden tools listed.
+func (c *Catalogue) Counts() (public, hidden int) {
+	for _, t := range c.Tools {
+		if t.Hidden {
+			hidden++
+		} else {
+			public++
+		}
+	}
+	return public, hidden
+}
+
+// ListedName is the name a tool is listed under.
+func (c *Catalogue) ListedName(t *Tool) string {
+	if c.aliases {
+		return AliasOf(t.Name)
+	}
+	return t.Name
+}

@@ -1,0 +1,90 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse/gatehouse/api/rest"
+	"github.com/gatehouse/gatehouse/models/platform"
+)
+
+const principalExtra = "gatehouse.principal"
+
+// NewMCPServer lists the catalogue on an MCP server; every call goes
+// through Service.Invoke, and errors are tool results with isError.
+func NewMCPServer(s *Service, version string) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "gatehouse-research", Version: version}, nil)
+	for i := range s.Cat.Tools {
+		t := &s.Cat.Tools[i]
+		raw, _ := json.Marshal(t.Schema)
+		tool := &mcp.Tool{Name: s.Cat.ListedName(t), Description: t.Description, InputSchema: json.RawMessage(raw),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly}}
+		if t.Hidden {
+			tool.Meta = mcp.Meta{"hidden": true, "io.gatehouse/hidden": true}
+		}
+		name := t.Name
+		srv.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var p platform.Principal
+			if req.Extra != nil && req.Extra.TokenInfo != nil {
+				p, _ = req.Extra.TokenInfo.Extra[principalExtra].(platform.Principal)
+			}
+			if p.CredentialID == "" {
+				return errorResult(&ToolError{Code: "forbidden", Message: "no authenticated credential"}), nil
+			}
+			out, terr := s.Invoke(ctx, p, name, req.Params.Arguments)
+			if terr != nil {
+				return errorResult(terr), nil
+			}
+			return okResult(out), nil
+		})
+	}
+	return srv
+}
+
+func okResult(v any) *mcp.CallToolResult {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return errorResult(&ToolError{Code: "unavailable", Message: "result did not encode"})
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, StructuredContent: json.RawMessage(raw)}
+}
+
+func errorResult(e *ToolError) *mcp.CallToolResult {
+	body := map[string]any{"error": e}
+	raw, _ := json.Marshal(body)
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, StructuredContent: json.RawMessage(raw)}
+}
+
+// MCPHandler serves MCP over Streamable HTTP (stateless) behind the bearer
+// credential: rest.Require authenticates, then the principal is handed to
+// the SDK as token info so each tool call sees who called.
+func MCPHandler(s *Service, version string) gin.HandlerFunc {
+	srv := NewMCPServer(s, version)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true})
+	verify := func(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
+		p, ok := r.Context().Value(principalCtxKey{}).(platform.Principal)
+		if !ok {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: p.CredentialID, Expiration: time.Now().Add(time.Hour), Extra: map[string]any{principalExtra: p}}, nil
+	}
+	wrapped := auth.RequireBearerToken(verify, nil)(h)
+	return func(c *gin.Context) {
+		p, ok := rest.PrincipalOf(c)
+		if !ok {
+			rest.Abort(c, http.StatusUnauthorized, "unauthorized", "missing credential")
+			return
+		}
+		ctx := withRequestBase(context.WithValue(c.Request.Context(), principalCtxKey{}, p), c.Request)
+		wrapped.ServeHTTP(c.Writer, c.Request.WithContext(ctx))
+	}
+}
+
+type principalCtxKey struct{}

@@ -1,0 +1,181 @@
+package research
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/api/rest"
+	"github.com/gatehouse/gatehouse/models/platform"
+	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
+	"github.com/gatehouse/gatehouse/workflows/research/gates"
+)
+
+// Mount registers /mcp/research, the REST mirror, the artifact upload URL
+// and the operator console's research reads.
+func Mount(r *rest.Router, d rest.Deps, version string) error {
+	s, err := NewService(d)
+	if err != nil {
+		return err
+	}
+	authn := rest.Require(d.DB, platform.RoleAgent, platform.RoleOperator)
+	mcpH := MCPHandler(s, version)
+	for _, m := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
+		r.Undocumented(m, "/mcp/research", "MCP Streamable HTTP endpoint (JSON-RPC), described by tools/list", authn, mcpH)
+	}
+	agentOrOp := []string{rest.RoleAgent, rest.RoleOperator}
+	r.Handle(http.MethodGet, "/v1/research/tools", rest.Op{Summary: "The research tool catalogue (hidden tools flagged)", Tag: "research", Auth: agentOrOp,
+		Responses: map[int]string{200: "the catalogue", 401: "no credential"}}, authn, s.listTools)
+	r.Handle(http.MethodPost, "/v1/research/tools/:name", rest.Op{Summary: "Call a research tool with a JSON body", Tag: "research", Auth: agentOrOp,
+		Request: map[string]any{"type": "object"}, Responses: map[int]string{200: "the tool's result", 400: "invalid input", 403: "forbidden",
+			404: "not found", 409: "conflict or gate blocked", 410: "expired", 501: "not implemented"}}, authn, s.callTool)
+	r.Undocumented(http.MethodPut, UploadPathPrefix+":token", "raw artifact bytes, authorized by a single-use upload token", s.upload)
+	op := rest.Require(d.DB, platform.RoleOperator)
+	r.Handle(http.MethodGet, "/operator/v1/research/reviews", rest.Op{Summary: "Pending human review requests", Tag: "operator", Auth: []string{rest.RoleOperator},
+		Responses: map[int]string{200: "review requests"}}, op, s.pendingHumanReviews)
+	r.Handle(http.MethodGet, "/operator/v1/research/experiments", rest.Op{Summary: "Research experiments with their current gate", Tag: "operator", Auth: []string{rest.RoleOperator},
+		Responses: map[int]string{200: "experiments"}}, op, s.operatorExperiments)
+	r.Handle(http.MethodPost, "/operator/v1/research/reviews/:id/verdict", rest.Op{Summary: "Answer a human review request (the same operation as review.start + review.submit)",
+		Tag: "operator", Auth: []string{rest.RoleOperator}, Request: map[string]any{"type": "object", "required": []string{"verdict", "synopsis"}},
+		Responses: map[int]string{200: "verdict recorded", 400: "invalid input", 403: "forbidden", 404: "not found", 409: "conflict", 410: "expired"}}, op, s.answerHumanReviewHTTP)
+	return nil
+}
+
+func (s *Service) listTools(c *gin.Context) {
+	out := make([]map[string]any, 0, len(s.Cat.Tools))
+	for i := range s.Cat.Tools {
+		t := &s.Cat.Tools[i]
+		out = append(out, map[string]any{"name": s.Cat.ListedName(t), "description": t.Description, "inputSchema": t.Schema,
+			"hidden": t.Hidden, "read_only": t.ReadOnly})
+	}
+	pub, hid := s.Cat.Counts()
+	c.JSON(http.StatusOK, gin.H{"tools": out, "public": pub, "hidden": hid})
+}
+
+var statusOf = map[string]int{"invalid_input": 400, "forbidden": 403, "not_found": 404, "conflict": 409, "gate_blocked": 409,
+	"expired": 410, "not_implemented": 501, "unavailable": 503}
+
+func (s *Service) callTool(c *gin.Context) {
+	body, ok := rest.ReadBody(c)
+	if !ok {
+		return
+	}
+	p, _ := rest.PrincipalOf(c)
+	if len(body) > 0 && !json.Valid(body) {
+		rest.Abort(c, http.StatusBadRequest, "invalid_input", "body is not JSON")
+		return
+	}
+	out, terr := s.Invoke(withRequestBase(c.Request.Context(), c.Request), p, c.Param("name"), body)
+	if terr != nil {
+		st := statusOf[terr.Code]
+		if st == 0 {
+			st = 400
+		}
+		c.AbortWithStatusJSON(st, gin.H{"error": terr})
+		return
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// upload stores an artifact's bytes once per token, records their SHA-256
+// and size, checks a gated role's content, and signals the experiment.
+func (s *Service) upload(c *gin.Context) {
+	ctx := c.Request.Context()
+	var a models.Artifact
+	err := s.DB.WithContext(ctx).Where("upload_token_hash = ?", platform.HashSecret(c.Param("token"))).Take(&a).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		rest.Abort(c, http.StatusNotFound, "not_found", "unknown upload token")
+		return
+	}
+	if err != nil {
+		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable; retry")
+		return
+	}
+	if a.UploadedAt != nil {
+		rest.Abort(c, http.StatusConflict, "conflict", "this upload token was already used")
+		return
+	}
+	if s.now().After(a.UploadExpiresAt) {
+		rest.Abort(c, http.StatusGone, "expired", "the upload token expired; call artifact.submit again")
+		return
+	}
+	max := s.Config.MaxBodyBytes
+	if gates.Gated(a.Role) {
+		max = gates.MaxGatedArtifactBytes
+	}
+	info, err := s.Blobs.Put(ctx, a.BlobKey, c.Request.Body, max)
+	if err != nil {
+		rest.Abort(c, http.StatusRequestEntityTooLarge, "invalid_input", "upload refused: "+err.Error())
+		return
+	}
+	var problems []string
+	if gates.Gated(a.Role) {
+		text, rerr := s.readArtifact(ctx, models.Artifact{BlobKey: a.BlobKey, UploadedAt: &a.CreatedAt}, max)
+		if rerr != nil {
+			rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "blob store unavailable; retry")
+			return
+		}
+		problems = gates.CheckArtifact(a.Role, []byte(text))
+	}
+	st, err := s.state(ctx, a.TargetID)
+	if err != nil {
+		rest.Abort(c, http.StatusConflict, "conflict", "the experiment's workflow is not reachable")
+		return
+	}
+	now := time.Now().UTC()
+	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&models.Artifact{}).Where("id = ? AND uploaded_at IS NULL", a.ID).Updates(map[string]any{
+			"sha256": info.SHA256, "size": info.Size, "valid": len(problems) == 0, "problems": strings.Join(problems, "\n"), "uploaded_at": now})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected != 1 {
+			return &ToolError{Code: "conflict", Message: "this upload token was already used"}
+		}
+		return s.signal(ctx, a.TargetID, wf.ArtifactLandedSignal, wf.ArtifactRef{ArtifactID: a.ID, Role: a.Role, Path: a.Path,
+			Attempt: a.Attempt, SHA256: info.SHA256, Size: info.Size, Valid: len(problems) == 0, Problems: problems})
+	})
+	if err != nil {
+		var te *ToolError
+		if errors.As(err, &te) {
+			rest.Abort(c, http.StatusConflict, te.Code, te.Message)
+			return
+		}
+		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "could not record the upload; retry with a new artifact.submit")
+		return
+	}
+	s.awaitRevision(ctx, a.TargetID, st.Revision)
+	c.JSON(http.StatusOK, gin.H{"artifact_id": a.ID, "role": a.Role, "path": a.Path, "sha256": info.SHA256, "size_bytes": info.Size,
+		"valid": len(problems) == 0, "problems": problems})
+}
+
+func (s *Service) pendingHumanReviews(c *gin.Context) {
+	var rs []models.ReviewRequest
+	if err := s.DB.WithContext(c.Request.Context()).Where("role = ? AND status IN ?", "human", []string{models.ReviewRequested, models.ReviewStarted}).
+		Order("created_at").Limit(500).Find(&rs).Error; err != nil {
+		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable")
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"review_requests": reviewViews(rs)})
+}
+
+func (s *Service) operatorExperiments(c *gin.Context) {
+	var es []models.Experiment
+	if err := s.DB.WithContext(c.Request.Context()).Order("updated_at DESC").Limit(500).Find(&es).Error; err != nil {
+		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable")
+		return
+	}
+	out := make([]map[string]any, 0, len(es))
+	for _, e := range es {
+		v := experimentSummary(e)
+		v["project_id"], v["workflow_id"] = e.ProjectID, wf.ExperimentWorkflowID(e.ID)
+		out = append(out, v)
+	}
+	c.JSON(http.StatusOK, gin.H{"experiments": out, "authority": "current_gate mirrors each experiment's workflow"})
+}

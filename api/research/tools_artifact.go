@@ -1,0 +1,208 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse/models/platform"
+	models "github.com/gatehouse/gatehouse/models/research"
+	"github.com/gatehouse/gatehouse/workflows/research/gates"
+)
+
+// uploadTTL is how long an upload token is valid.
+const uploadTTL = 15 * time.Minute
+
+// UploadPathPrefix is where upload tokens are presented (PUT).
+const UploadPathPrefix = "/api/artifacts/u/"
+
+func init() {
+	registerFamily("artifact",
+		Tool{Name: "artifact.submit", Handler: artifactSubmit, Description: "Register an artifact and get a one-line upload command; the uploaded bytes are the evidence.",
+			Schema: object([]string{"project_id", "target_type", "target_id", "role", "path"}, props{"project_id": projectID,
+				"target_type": enum("target type", "experiment", "reflection"), "target_id": strLen("target id", 1, 64),
+				"role":    map[string]any{"type": "string", "pattern": "^[a-z][a-z0-9_]{1,63}$", "description": "plan, result, report, graph, or another role"},
+				"path":    map[string]any{"type": "string", "minLength": 1, "maxLength": 512, "pattern": `^[^\x00'"]+$`, "description": "local path of the file to upload"},
+				"lens_id": strLen("lens id (reflections)", 1, 64), "title": strLen("title", 0, 400)})},
+		Tool{Name: "artifact.find", Handler: artifactFind, ReadOnly: true, Description: "Find artifacts; include_content returns their bytes as text.",
+			Schema: object([]string{"project_id"}, props{"project_id": projectID, "artifact_id": strLen("artifact id", 1, 64),
+				"artifact_ids": strList("artifact ids", 50), "include_content": boolean("include content (default false)"),
+				"target_type": enum("target type", "experiment", "reflection"), "target_id": strLen("target id", 1, 64), "role": strLen("role", 1, 64)})},
+	)
+}
+
+type artifactArgs struct {
+	ProjectID      string   `json:"project_id"`
+	TargetType     string   `json:"target_type"`
+	TargetID       string   `json:"target_id"`
+	Role           string   `json:"role"`
+	Path           string   `json:"path"`
+	LensID         string   `json:"lens_id"`
+	Title          string   `json:"title"`
+	ArtifactID     string   `json:"artifact_id"`
+	ArtifactIDs    []string `json:"artifact_ids"`
+	IncludeContent bool     `json:"include_content"`
+}
+
+func artifactSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in artifactArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	if in.TargetType != "experiment" {
+		if _, err := s.project(ctx, c, in.ProjectID); err != nil {
+			return nil, err
+		}
+		return nil, &ToolError{Code: "not_implemented", Pointer: "/target_type", Message: "reflection artifacts arrive with issue #7"}
+	}
+	e, err := s.target(ctx, c, in.ProjectID, in.TargetID)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.state(ctx, e.ID)
+	if err != nil {
+		return nil, err
+	}
+	if st.Status.Terminal() {
+		return nil, toolErr("gate_blocked", "/target_id", "the experiment is %s; it takes no more artifacts", st.Status)
+	}
+	token := "up_" + models.RandomHex(32)
+	a := models.Artifact{ID: models.NewID("art_"), ProjectID: e.ProjectID, TargetType: in.TargetType, TargetID: e.ID, Role: in.Role,
+		LensID: in.LensID, Path: in.Path, Title: in.Title, Attempt: st.Attempt, UploadTokenHash: platform.HashSecret(token),
+		UploadExpiresAt: s.now().Add(uploadTTL)}
+	a.BlobKey = "research/" + e.ProjectID + "/artifacts/" + a.ID
+	if err := s.DB.WithContext(ctx).Create(&a).Error; err != nil {
+		return nil, err
+	}
+	url := s.publicBase(ctx) + UploadPathPrefix + token
+	out := map[string]any{"artifact_id": a.ID, "role": a.Role, "path": a.Path, "attempt_index": a.Attempt,
+		"run":    "curl -sf -T '" + a.Path + "' '" + url + "'",
+		"upload": map[string]any{"method": "PUT", "url": url, "headers": map[string]string{"Content-Type": "application/octet-stream"}, "expires_at": a.UploadExpiresAt},
+		"note":   "the artifact is evidence only once these bytes are uploaded; the token is single-use"}
+	if gates.Gated(a.Role) {
+		out["max_bytes"] = gates.MaxGatedArtifactBytes
+	}
+	return out, nil
+}
+
+func artifactView(a models.Artifact) map[string]any {
+	v := map[string]any{"artifact_id": a.ID, "target_type": a.TargetType, "target_id": a.TargetID, "role": a.Role, "path": a.Path,
+		"title": a.Title, "attempt_index": a.Attempt, "uploaded": a.UploadedAt != nil, "created_at": a.CreatedAt}
+	if a.UploadedAt != nil {
+		v["sha256"], v["size_bytes"], v["uploaded_at"], v["valid"] = a.SHA256, a.Size, a.UploadedAt, a.Valid
+		if a.Problems != "" {
+			v["problems"] = strings.Split(a.Problems, "\n")
+		}
+	}
+	return v
+}
+
+// readArtifact returns up to max bytes of an uploaded artifact.
+func (s *Service) readArtifact(ctx context.Context, a models.Artifact, max int64) (string, error) {
+	if a.UploadedAt == nil {
+		return "", nil
+	}
+	rc, err := s.Blobs.Open(ctx, a.BlobKey)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, max))
+	return string(b), err
+}
+
+func artifactFind(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in artifactArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
+		return nil, err
+	}
+	q := s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("created_at DESC").Limit(200)
+	if in.ArtifactID != "" {
+		in.ArtifactIDs = append(in.ArtifactIDs, in.ArtifactID)
+	}
+	if len(in.ArtifactIDs) > 0 {
+		q = q.Where("id IN ?", in.ArtifactIDs)
+	}
+	if in.TargetType != "" {
+		q = q.Where("target_type = ?", in.TargetType)
+	}
+	if in.TargetID != "" {
+		q = q.Where("target_id = ?", in.TargetID)
+	}
+	if in.Role != "" {
+		q = q.Where("role = ?", in.Role)
+	}
+	var as []models.Artifact
+	if err := q.Find(&as).Error; err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, 0, len(as))
+	for _, a := range as {
+		v := artifactView(a)
+		if in.IncludeContent && a.UploadedAt != nil {
+			text, err := s.readArtifact(ctx, a, 64<<10)
+			if err != nil {
+				return nil, err
+			}
+			v["content"] = text
+		}
+		out = append(out, v)
+	}
+	return map[string]any{"artifacts": out}, nil
+}
+
+func experimentExhibit(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in experimentArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	_, e, err := s.experiment(ctx, c, in.ProjectID, in.ExperimentID)
+	if err != nil {
+		return nil, err
+	}
+	var as []models.Artifact
+	if err := s.DB.WithContext(ctx).Where("target_id = ? AND uploaded_at IS NOT NULL", e.ID).Order("created_at").Find(&as).Error; err != nil {
+		return nil, err
+	}
+	files := []map[string]any{}
+	for _, a := range as {
+		base := path.Base(a.Path)
+		dir := path.Base(path.Dir(a.Path))
+		if base != "metrics.json" && base != "results.json" && !(dir == "results" && strings.HasSuffix(base, ".json")) {
+			continue
+		}
+		text, err := s.readArtifact(ctx, a, 1<<20)
+		if err != nil {
+			return nil, err
+		}
+		var doc map[string]any
+		metrics := map[string]float64{}
+		if json.Unmarshal([]byte(text), &doc) == nil {
+			flatten("", doc, metrics)
+		}
+		files = append(files, map[string]any{"artifact_id": a.ID, "path": a.Path, "sha256": a.SHA256, "attempt_index": a.Attempt, "metrics": metrics})
+	}
+	return map[string]any{"experiment_id": e.ID, "read_only": true, "files": files}, nil
+}
+
+// flatten collects numeric leaves under dotted keys.
+func flatten(prefix string, v any, out map[string]float64) {
+	switch x := v.(type) {
+	case float64:
+		out[prefix] = x
+	case map[string]any:
+		for k, vv := range x {
+			key := k
+			if prefix != "" {
+				key = prefix + "." + k
+			}
+			flatten(key, vv, out)
+		}
+	}
+}

@@ -1,0 +1,195 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
+	"github.com/gatehouse/gatehouse/workflows/research/gates"
+)
+
+// Project limits of the reference behaviour.
+const (
+	maxOpenExperiments       = 7
+	finishedBeforeReflection = 5
+)
+
+var folderSafe = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{2,47}$`)
+
+func init() {
+	transitions := []string{}
+	for _, m := range gates.Moves {
+		transitions = append(transitions, m.Name)
+	}
+	for a := range gates.Aliases {
+		transitions = append(transitions, a)
+	}
+	registerFamily("experiment",
+		Tool{Name: "experiment.create", Handler: experimentCreate, Description: "Create an experiment (folder experiments/<name>/) and start its workflow at planned.",
+			Schema: object([]string{"project_id", "name"}, props{"project_id": projectID,
+				"name":   map[string]any{"type": "string", "pattern": folderSafe.String(), "description": "3–48 chars, folder-safe (lowercase, digits, . _ -)"},
+				"intent": strLen("one-line headline, the UI title", 0, 400), "tested_claim_ids": strList("claims this tests", 50),
+				"status": enum("initial status (only planned)", "planned"),
+				"title":  strLen("deprecated: put it in plan.md", 0, 400), "hypothesis": strLen("deprecated", 0, 8000),
+				"design": strLen("deprecated", 0, 8000), "success_criteria": strLen("deprecated", 0, 8000), "risks": strLen("deprecated", 0, 8000)})},
+		Tool{Name: "experiment.transition", Handler: experimentTransition, Description: "Move the experiment: one of allowed_actions' transitions (aliases: the next_action words).",
+			Schema: object([]string{"project_id", "experiment_id", "transition"}, props{"project_id": projectID, "experiment_id": experimentID,
+				"transition": enum("transition", transitions...), "evidence": dict("evidence: reason (retry_running), conclusion (complete)")})},
+		Tool{Name: "experiment.exhibit", Handler: experimentExhibit, ReadOnly: true, Description: "Read-only metrics exhibit built from pinned result files (metrics.json, results.json, results/*.json).",
+			Schema: object([]string{"project_id", "experiment_id"}, props{"project_id": projectID, "experiment_id": experimentID})},
+		Tool{Name: "experiment.list", Hidden: true, ReadOnly: true, Handler: experimentList, Description: "Internal: a project's experiments with their current gate.",
+			Schema: object([]string{"project_id"}, props{"project_id": projectID})},
+		Tool{Name: "experiment.get_state", Hidden: true, ReadOnly: true, Handler: experimentGetState, Description: "Internal: the experiment workflow's raw state.",
+			Schema: object([]string{"project_id", "experiment_id"}, props{"project_id": projectID, "experiment_id": experimentID})},
+	)
+}
+
+type experimentArgs struct {
+	ProjectID      string         `json:"project_id"`
+	ExperimentID   string         `json:"experiment_id"`
+	Name           string         `json:"name"`
+	Intent         string         `json:"intent"`
+	TestedClaimIDs []string       `json:"tested_claim_ids"`
+	Title          string         `json:"title"`
+	Hypothesis     string         `json:"hypothesis"`
+	Design         string         `json:"design"`
+	Success        string         `json:"success_criteria"`
+	Risks          string         `json:"risks"`
+	Transition     string         `json:"transition"`
+	Evidence       map[string]any `json:"evidence"`
+}
+
+func experimentCreate(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in experimentArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	p, err := s.project(ctx, c, in.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	var existing models.Experiment
+	if s.DB.WithContext(ctx).Where("project_id = ? AND name = ?", p.ID, in.Name).Take(&existing).Error != nil {
+		if err := s.checkLimits(ctx, p.ID); err != nil {
+			return nil, err
+		}
+	}
+	plan, _ := json.Marshal(map[string]any{"title": in.Title, "hypothesis": in.Hypothesis, "design": in.Design,
+		"success_criteria": in.Success, "risks": in.Risks, "tested_claim_ids": in.TestedClaimIDs})
+	e, created, err := models.CreateExperiment(ctx, s.DB, models.Experiment{ID: models.NewID("exp_"), ProjectID: p.ID,
+		Name: in.Name, Intent: in.Intent, PlanJSON: string(plan), Status: string(gates.Planned)})
+	if err != nil {
+		return nil, err
+	}
+	_, err = s.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: wf.ExperimentWorkflowID(e.ID), TaskQueue: s.Config.TaskQueue},
+		wf.ExperimentWorkflowName, wf.ExperimentInput{ProjectID: p.ID, ExperimentID: e.ID, Name: e.Name})
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if err != nil && !errors.As(err, &started) {
+		return nil, err
+	}
+	return map[string]any{"experiment": experimentSummary(e), "experiment_id": e.ID, "created": created,
+		"folder": "experiments/" + e.Name + "/", "workflow_id": wf.ExperimentWorkflowID(e.ID),
+		"next": "call workflow.status_and_next with this experiment_id"}, nil
+}
+
+// checkLimits refuses an eighth open experiment, and a new one once five
+// finished without a published reflection (reflections arrive in #7).
+func (s *Service) checkLimits(ctx context.Context, projectID string) error {
+	var open, finished int64
+	if err := s.DB.WithContext(ctx).Model(&models.Experiment{}).Where("project_id = ? AND status IN ?", projectID, models.OpenStatuses).Count(&open).Error; err != nil {
+		return err
+	}
+	if open >= maxOpenExperiments {
+		return &ToolError{Code: "conflict", Reason: "project_limit", Message: "a project may have at most 7 open experiments; finish or abandon one first"}
+	}
+	if err := s.DB.WithContext(ctx).Model(&models.Experiment{}).Where("project_id = ? AND status IN ?", projectID, []string{"complete", "failed", "abandoned"}).Count(&finished).Error; err != nil {
+		return err
+	}
+	if finished >= finishedBeforeReflection {
+		return &ToolError{Code: "gate_blocked", Reason: "reflection_required", Message: "5 experiments finished since the last published reflection; run a reflection (reflection.create) first"}
+	}
+	return nil
+}
+
+func experimentTransition(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in experimentArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	if _, _, err := s.experiment(ctx, c, in.ProjectID, in.ExperimentID); err != nil {
+		return nil, err
+	}
+	h, err := s.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: wf.ExperimentWorkflowID(in.ExperimentID),
+		UpdateName: wf.TransitionUpdate, Args: []any{wf.TransitionRequest{Transition: in.Transition, Evidence: in.Evidence}},
+		WaitForStage: client.WorkflowUpdateStageCompleted})
+	var res wf.TransitionResult
+	if err == nil {
+		err = h.Get(ctx, &res)
+	}
+	if err != nil {
+		return nil, transitionError(err)
+	}
+	return res, nil
+}
+
+// transitionError maps the update's validator refusal to gate_blocked.
+func transitionError(err error) error {
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) {
+		switch ae.Type() {
+		case wf.ErrTypeGateBlocked:
+			var be gates.BlockedError
+			_ = ae.Details(&be)
+			return &ToolError{Code: "gate_blocked", Pointer: "/transition", Message: ae.Message(), Details: map[string]any{
+				"current_gate": be.Gate, "allowed_transitions": be.AllowedActions, "blocked_actions": be.BlockedActions, "missing_evidence": be.MissingEvidence}}
+		case wf.ErrTypeInvalidInput:
+			return invalid("/transition", ae.Message())
+		}
+	}
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return toolErr("conflict", "/experiment_id", "the experiment's workflow is finished or missing")
+	}
+	return err
+}
+
+func experimentList(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in experimentArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
+		return nil, err
+	}
+	var exps []models.Experiment
+	if err := s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("created_at").Find(&exps).Error; err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, 0, len(exps))
+	for _, e := range exps {
+		out = append(out, experimentSummary(e))
+	}
+	return map[string]any{"experiments": out, "authority": "gates are mirrored from each experiment's workflow"}, nil
+}
+
+func experimentGetState(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in experimentArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	if _, _, err := s.experiment(ctx, c, in.ProjectID, in.ExperimentID); err != nil {
+		return nil, err
+	}
+	st, err := s.state(ctx, in.ExperimentID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"state": st, "workflow": st.Decision()}, nil
+}

@@ -1,0 +1,154 @@
+package research
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/models/platform"
+	models "github.com/gatehouse/gatehouse/models/research"
+)
+
+func init() {
+	registerFamily("project",
+		Tool{Name: "project", Handler: projectTool, Description: "Navigation for this credential, dispatched on action: list, current, create (operators only), overview.",
+			Schema: object([]string{"action"}, props{"action": enum("what to do", "list", "current", "create", "overview"),
+				"project_id": projectID, "name": strLen("project name (create)", 1, 200), "description": strLen("description (create)", 0, 4000)})},
+		Tool{Name: "project.list", Hidden: true, ReadOnly: true, Handler: projectListTool, Description: "Internal: list every project this credential may use.",
+			Schema: object(nil, props{})},
+		Tool{Name: "project.get", Hidden: true, ReadOnly: true, Handler: projectGetTool, Description: "Internal: one project.",
+			Schema: object([]string{"project_id"}, props{"project_id": projectID})},
+		Tool{Name: "project.update", Hidden: true, Handler: projectUpdateTool, Description: "Internal: update a project's description.",
+			Schema: object([]string{"project_id"}, props{"project_id": projectID, "description": strLen("description", 0, 4000)})},
+	)
+}
+
+type projectArgs struct {
+	Action      string `json:"action"`
+	ProjectID   string `json:"project_id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+func projectTool(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in projectArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	switch in.Action {
+	case "list":
+		return projectListTool(ctx, s, c)
+	case "current":
+		ps, err := s.visibleProjects(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		if in.ProjectID != "" {
+			p, err := s.project(ctx, c, in.ProjectID)
+			return map[string]any{"project": p}, err
+		}
+		if len(ps) == 1 {
+			return map[string]any{"project": ps[0]}, nil
+		}
+		return map[string]any{"project": nil, "projects": ps, "hint": "pass project_id; this credential may use several projects"}, nil
+	case "create":
+		if c.Principal.Role != platform.RoleOperator {
+			return nil, toolErr("forbidden", "/action", "external keys cannot create projects; ask an operator")
+		}
+		if strings.TrimSpace(in.Name) == "" {
+			return nil, invalid("/name", "create needs a name")
+		}
+		p := models.Project{ID: models.NewID("prj_"), Name: strings.TrimSpace(in.Name), Description: in.Description, CreatedBy: c.Principal.CredentialID}
+		var existing models.Project
+		err := s.DB.WithContext(ctx).Where("name = ?", p.Name).Take(&existing).Error
+		if err == nil { // idempotent on name
+			return map[string]any{"project": existing, "created": false}, nil
+		}
+		if !errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, err
+		}
+		if err := s.DB.WithContext(ctx).Create(&p).Error; err != nil {
+			return nil, err
+		}
+		return map[string]any{"project": p, "created": true}, nil
+	default: // overview
+		if in.ProjectID == "" {
+			return nil, invalid("/project_id", "overview needs project_id")
+		}
+		p, err := s.project(ctx, c, in.ProjectID)
+		if err != nil {
+			return nil, err
+		}
+		return s.overview(ctx, p)
+	}
+}
+
+func (s *Service) visibleProjects(ctx context.Context, c *Call) ([]models.Project, error) {
+	q := s.DB.WithContext(ctx).Order("created_at, id")
+	if !c.Principal.AllProjects && c.Principal.Role != platform.RoleOperator {
+		q = q.Where("id IN ?", append([]string{""}, c.Principal.Projects...))
+	}
+	var ps []models.Project
+	return ps, q.Find(&ps).Error
+}
+
+func projectListTool(ctx context.Context, s *Service, c *Call) (any, error) {
+	ps, err := s.visibleProjects(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"projects": ps}, nil
+}
+
+func projectGetTool(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in projectArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	p, err := s.project(ctx, c, in.ProjectID)
+	return map[string]any{"project": p}, err
+}
+
+func projectUpdateTool(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in projectArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	p, err := s.project(ctx, c, in.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	err = s.DB.WithContext(ctx).Model(&p).Updates(map[string]any{"description": in.Description, "updated_at": time.Now().UTC()}).Error
+	return map[string]any{"project": p}, err
+}
+
+// overview summarizes a project: experiments by status, claims, champion.
+func (s *Service) overview(ctx context.Context, p models.Project) (map[string]any, error) {
+	var exps []models.Experiment
+	if err := s.DB.WithContext(ctx).Where("project_id = ?", p.ID).Order("created_at").Find(&exps).Error; err != nil {
+		return nil, err
+	}
+	var claims []models.Claim
+	if err := s.DB.WithContext(ctx).Where("project_id = ?", p.ID).Order("created_at").Find(&claims).Error; err != nil {
+		return nil, err
+	}
+	champ, err := models.ChampionOf(ctx, s.DB, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	byStatus := map[string]int{}
+	summaries := make([]map[string]any, 0, len(exps))
+	for _, e := range exps {
+		byStatus[e.Status]++
+		summaries = append(summaries, experimentSummary(e))
+	}
+	return map[string]any{"project": p, "experiments_by_status": byStatus, "experiments": summaries, "claims": claims, "champion_id": champ}, nil
+}
+
+func experimentSummary(e models.Experiment) map[string]any {
+	return map[string]any{"experiment_id": e.ID, "name": e.Name, "intent": e.Intent, "status": e.Status,
+		"current_gate": e.Gate, "next_action": e.NextAction, "attempt_index": e.Attempt}
+}

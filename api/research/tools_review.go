@@ -1,0 +1,246 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/gatehouse/gatehouse/models/platform"
+	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
+	"github.com/gatehouse/gatehouse/workflows/research/gates"
+)
+
+// reviewTTL is how long a reviewer capability is valid.
+const reviewTTL = time.Hour
+
+func init() {
+	roles := []string{"design_reviewer", "experiment_reviewer", "reflection_reviewer", "consolidation_reviewer", "human", "automated_check"}
+	registerFamily("review",
+		Tool{Name: "review.request", Handler: reviewRequest, Description: "Request a review of the target's current snapshot; the reviewer capability is returned once.",
+			Schema: object([]string{"project_id", "target_type", "target_id", "role"}, props{"project_id": projectID,
+				"target_type": enum("target type", "experiment", "reflection"), "target_id": strLen("target id", 1, 64),
+				"role": enum("reviewer role", roles...), "reason": strLen("reason", 0, 2000), "producer_session_id": strLen("producer session (default main)", 1, 128)})},
+		Tool{Name: "review.start", Handler: reviewStart, Description: "Open a review session with a reviewer capability (scope: the capability, not a project).",
+			Schema: object([]string{"review_request_id", "reviewer_capability", "caller_session_id"}, props{"review_request_id": strLen("request id", 1, 64),
+				"reviewer_capability": strLen("capability rp_…", 1, 128), "caller_session_id": strLen("your session id", 1, 128), "declared_agent": strLen("agent", 0, 200)})},
+		Tool{Name: "review.submit", Handler: reviewSubmit, Description: "Record a verdict (pass, needs_changes, fail) for a review session; it is signalled to the target's workflow.",
+			Schema: object([]string{"review_session_id", "verdict", "synopsis"}, props{"review_session_id": strLen("session id", 1, 64),
+				"verdict": enum("verdict", gates.VerdictPass, gates.VerdictNeedsChanges, gates.VerdictFail), "synopsis": strLen("synopsis", 1, 8000),
+				"return_to": enum("where a rejection sends the target", "planned", "running", "reflecting", "synthesizing", "consolidating"),
+				"notes":     strLen("notes", 0, 20000), "findings": anyList("findings", 100), "evidence": dict("evidence")})},
+		Tool{Name: "review.status", Hidden: true, ReadOnly: true, Handler: reviewStatus, Description: "Internal: review requests of a project (pending first).",
+			Schema: object([]string{"project_id"}, props{"project_id": projectID, "status": enum("status", models.ReviewRequested, models.ReviewStarted, models.ReviewSubmitted, models.ReviewSuperseded)})},
+	)
+}
+
+type reviewArgs struct {
+	ProjectID         string `json:"project_id"`
+	TargetType        string `json:"target_type"`
+	TargetID          string `json:"target_id"`
+	Role              string `json:"role"`
+	Reason            string `json:"reason"`
+	ProducerSessionID string `json:"producer_session_id"`
+	RequestID         string `json:"review_request_id"`
+	Capability        string `json:"reviewer_capability"`
+	CallerSessionID   string `json:"caller_session_id"`
+	DeclaredAgent     string `json:"declared_agent"`
+	SessionID         string `json:"review_session_id"`
+	Verdict           string `json:"verdict"`
+	Synopsis          string `json:"synopsis"`
+	ReturnTo          string `json:"return_to"`
+	Notes             string `json:"notes"`
+	Status            string `json:"status"`
+}
+
+func snapshotOf(st wf.ExperimentState) map[string]any {
+	arts := []map[string]any{}
+	for _, a := range st.Artifacts {
+		if a.Attempt == st.Attempt {
+			arts = append(arts, map[string]any{"artifact_id": a.ArtifactID, "role": a.Role, "attempt_index": a.Attempt})
+		}
+	}
+	return map[string]any{"target_type": "experiment", "target_id": st.ExperimentID, "status": st.Status,
+		"attempt_index": st.Attempt, "artifacts": arts, "snapshot_token": st.SnapshotToken()}
+}
+
+func reviewRequest(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in reviewArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	if in.TargetType != "experiment" {
+		return nil, &ToolError{Code: "not_implemented", Pointer: "/target_type", Message: "reflection reviews arrive with issue #7"}
+	}
+	e, err := s.target(ctx, c, in.ProjectID, in.TargetID)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.state(ctx, e.ID)
+	if err != nil {
+		return nil, err
+	}
+	kind := wf.ReviewKindOf(st.Status)
+	if kind == "" {
+		return nil, toolErr("gate_blocked", "/target_id", "no review is due at status %s", st.Status)
+	}
+	if in.Role != kind+"_reviewer" && in.Role != "human" && in.Role != "automated_check" {
+		return nil, toolErr("invalid_input", "/role", "the %s review needs role %s_reviewer, human or automated_check", kind, kind)
+	}
+	if in.ProducerSessionID == "" {
+		in.ProducerSessionID = "main"
+	}
+	capability := "rp_" + models.RandomHex(32)
+	snap := snapshotOf(st)
+	raw, _ := json.Marshal(snap)
+	r := models.ReviewRequest{ID: models.NewID("rr_"), ProjectID: e.ProjectID, TargetType: "experiment", TargetID: e.ID, Kind: kind,
+		Role: in.Role, Reason: in.Reason, ProducerSessionID: in.ProducerSessionID, CapabilityHash: platform.HashSecret(capability),
+		SnapshotToken: st.SnapshotToken(), SnapshotJSON: string(raw), Status: models.ReviewRequested, ExpiresAt: s.now().Add(reviewTTL)}
+	if err := models.CreateReviewRequest(ctx, s.DB, r); err != nil {
+		return nil, err
+	}
+	if err := s.signal(ctx, e.ID, wf.ReviewRequestedSignal, wf.ReviewRequested{Kind: kind, RequestID: r.ID, Role: r.Role,
+		ExpiresAt: r.ExpiresAt, SnapshotToken: r.SnapshotToken}); err != nil {
+		return nil, err
+	}
+	s.awaitRevision(ctx, e.ID, st.Revision)
+	return map[string]any{"review_request_id": r.ID, "reviewer_capability": capability, "role": r.Role,
+		"target_snapshot_id": r.SnapshotToken, "target_snapshot": snap, "expires_at": r.ExpiresAt,
+		"reviewer_handoff": map[string]any{"role": r.Role, "skill": kind + "-review", "target_type": "experiment", "target_id": e.ID,
+			"read_only": true, "start_tool": "review.start", "submit_tool": "review.submit",
+			"spawn_prompt": "You are the " + r.Role + " for experiment " + e.Name + ". Call review.start with review_request_id " + r.ID +
+				", the reviewer capability and your own caller_session_id; read the artifacts with artifact.find include_content=true; then review.submit a verdict."}}, nil
+}
+
+func reviewStart(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in reviewArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	r, err := models.ClaimReviewRequest(ctx, s.DB, in.RequestID, platform.HashSecret(in.Capability), in.CallerSessionID, s.now())
+	if err != nil {
+		return nil, err
+	}
+	sess, err := s.openSession(ctx, r, in.CallerSessionID, in.DeclaredAgent)
+	if err != nil {
+		return nil, err
+	}
+	var snap map[string]any
+	_ = json.Unmarshal([]byte(r.SnapshotJSON), &snap)
+	return map[string]any{"review_session_id": sess.ID, "review_request_id": r.ID, "role": r.Role, "project_id": r.ProjectID,
+		"target_snapshot": snap, "read_only": true, "expires_at": r.ExpiresAt}, nil
+}
+
+func reviewSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in reviewArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	var sess models.ReviewSession
+	if err := s.DB.WithContext(ctx).Where("id = ?", in.SessionID).Take(&sess).Error; err != nil {
+		return nil, toolErr("not_found", "/review_session_id", "no such review session")
+	}
+	var req models.ReviewRequest
+	if err := s.DB.WithContext(ctx).Where("id = ?", sess.RequestID).Take(&req).Error; err != nil {
+		return nil, err
+	}
+	if req.Role == "human" && c.Principal.Role != platform.RoleOperator {
+		return nil, toolErr("forbidden", "/review_session_id", "a human review is answered by an operator")
+	}
+	return s.recordVerdict(ctx, sess, req, Verdict{Verdict: in.Verdict, ReturnTo: in.ReturnTo, Synopsis: in.Synopsis, Notes: in.Notes})
+}
+
+// recordVerdict checks v against the review's status, records it once and
+// signals the target's workflow; the one path of review.submit and of a
+// human verdict from the operator console.
+func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, req models.ReviewRequest, v Verdict) (map[string]any, error) {
+	route, err := routeFor(req, v)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.state(ctx, req.TargetID)
+	if err != nil {
+		return nil, err
+	}
+	sig := wf.ReviewVerdict{Kind: req.Kind, RequestID: req.ID, Verdict: v.Verdict, ReturnTo: v.ReturnTo, Synopsis: v.Synopsis, Notes: v.Notes}
+	_, err = models.SubmitVerdict(ctx, s.DB, sess.ID, models.ReviewSession{Verdict: v.Verdict, ReturnTo: v.ReturnTo, Synopsis: v.Synopsis, Notes: v.Notes},
+		func(models.ReviewRequest) error { return s.signal(ctx, req.TargetID, wf.ReviewVerdictSignal, sig) })
+	if err != nil {
+		return nil, err
+	}
+	s.awaitRevision(ctx, req.TargetID, st.Revision)
+	out := map[string]any{"review_session_id": sess.ID, "review_request_id": req.ID, "verdict": v.Verdict, "recorded": true}
+	if route.Moves {
+		out["target_status"], out["new_attempt"] = route.To, route.NewAttempt
+	}
+	return out, nil
+}
+
+// openSession opens the review session of a claimed request, once, if the
+// target has not changed since the request, and tells the workflow.
+func (s *Service) openSession(ctx context.Context, r models.ReviewRequest, callerSessionID, agent string) (models.ReviewSession, error) {
+	st, err := s.state(ctx, r.TargetID)
+	if err != nil {
+		return models.ReviewSession{}, err
+	}
+	if st.SnapshotToken() != r.SnapshotToken {
+		return models.ReviewSession{}, toolErr("conflict", "/review_request_id", "the target changed since the review was requested; the producer must request a new review")
+	}
+	sess := models.ReviewSession{ID: "rs_" + models.RandomHex(16), RequestID: r.ID, CallerSessionID: callerSessionID, DeclaredAgent: agent}
+	if err := models.StartReviewSession(ctx, s.DB, r, sess); err != nil {
+		return models.ReviewSession{}, err
+	}
+	if err := s.signal(ctx, r.TargetID, wf.ReviewStartedSignal, wf.ReviewStarted{Kind: r.Kind, RequestID: r.ID}); err != nil {
+		return models.ReviewSession{}, err
+	}
+	s.awaitRevision(ctx, r.TargetID, st.Revision)
+	return sess, nil
+}
+
+// routeFor checks a verdict against the review status of req's kind.
+func routeFor(req models.ReviewRequest, v Verdict) (gates.Route, error) {
+	reviewStatus := gates.DesignReview
+	if req.Kind == "experiment" {
+		reviewStatus = gates.ExperimentReview
+	}
+	route, err := gates.RouteVerdict(reviewStatus, v.Verdict, v.ReturnTo)
+	if err != nil {
+		return route, verdictError(err)
+	}
+	return route, nil
+}
+
+func verdictError(err error) error {
+	if ve, ok := err.(*gates.VerdictError); ok {
+		return invalid("/"+ve.Field, ve.Message)
+	}
+	return err
+}
+
+func reviewStatus(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in reviewArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
+		return nil, err
+	}
+	q := s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("created_at DESC").Limit(200)
+	if in.Status != "" {
+		q = q.Where("status = ?", in.Status)
+	}
+	var rs []models.ReviewRequest
+	if err := q.Find(&rs).Error; err != nil {
+		return nil, err
+	}
+	return map[string]any{"review_requests": reviewViews(rs)}, nil
+}
+
+func reviewViews(rs []models.ReviewRequest) []map[string]any {
+	out := make([]map[string]any, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, map[string]any{"review_request_id": r.ID, "project_id": r.ProjectID, "target_type": r.TargetType,
+			"target_id": r.TargetID, "role": r.Role, "status": r.Status, "expires_at": r.ExpiresAt, "created_at": r.CreatedAt})
+	}
+	return out
+}

@@ -1,0 +1,131 @@
+package research
+
+import (
+	"context"
+
+	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
+	"github.com/gatehouse/gatehouse/workflows/research/gates"
+)
+
+func init() {
+	registerFamily("workflow",
+		Tool{Name: "workflow.status_and_next", Handler: statusAndNext, ReadOnly: true,
+			Description: "The canonical entrypoint: the current gate, the next action and what is allowed, for the project or one experiment.",
+			Schema:      object([]string{"project_id"}, props{"project_id": projectID, "experiment_id": experimentID})},
+	)
+}
+
+func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in experimentArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	if in.ExperimentID == "" {
+		p, err := s.project(ctx, c, in.ProjectID)
+		if err != nil {
+			return nil, err
+		}
+		return s.projectStatus(ctx, p)
+	}
+	p, e, err := s.experiment(ctx, c, in.ProjectID, in.ExperimentID)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.state(ctx, e.ID)
+	if err != nil {
+		return nil, err
+	}
+	d := st.Decision()
+	workflow := map[string]any{"current_gate": d.Gate, "next_action": d.NextAction, "allowed_actions": d.AllowedTools,
+		"allowed_transitions": d.Transitions, "blocked_actions": d.BlockedActions, "missing_evidence": d.MissingEvidence,
+		"revision_context": st.RevisionContext, "status": st.Status, "attempt_index": st.Attempt}
+	if d.ReviewEvidence != "" {
+		kind := wf.ReviewKindOf(st.Status)
+		r := st.Reviews[kind]
+		status := r.Status
+		if status == "" || status == wf.ReviewStatusPassed {
+			status = "none"
+		}
+		g := map[string]any{"role": kind + "_reviewer", "skill": kind + "-review", "target_type": "experiment", "target_id": e.ID,
+			"status": status, "label": kind + " review", "read_only": true}
+		if r.RequestID != "" && status != "none" {
+			g["request_id"], g["expires_at"] = r.RequestID, r.ExpiresAt
+		}
+		workflow["review_gate"] = g
+	}
+	if d.ArtifactRole != "" {
+		t := gates.Templates[d.ArtifactRole]
+		workflow["artifact_guidance"] = map[string]any{"target_type": "experiment", "role": t.Role,
+			"path": "experiments/" + e.Name + "/" + t.Path, "template": t.Text, "guidance": t.Guidance}
+	}
+	live, err := s.liveExperiments(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	workflow["live_experiments"] = live
+	var as []models.Artifact
+	if err := s.DB.WithContext(ctx).Where("target_id = ? AND attempt = ? AND uploaded_at IS NOT NULL", e.ID, st.Attempt).Order("created_at").Find(&as).Error; err != nil {
+		return nil, err
+	}
+	refs := make([]map[string]any, 0, len(as))
+	latest := map[string]models.Artifact{}
+	for _, a := range as {
+		refs = append(refs, artifactView(a))
+		latest[a.Role] = a
+	}
+	ctxBlock := map[string]any{"experiment": experimentSummary(e), "artifacts": refs, "plan": nil, "report": nil}
+	for _, role := range []string{"plan", "report"} {
+		if a, ok := latest[role]; ok {
+			text, err := s.readArtifact(ctx, a, gates.MaxGatedArtifactBytes)
+			if err != nil {
+				return nil, err
+			}
+			ctxBlock[role] = map[string]any{"artifact_id": a.ID, "content": text}
+		}
+	}
+	return map[string]any{"scope": "experiment", "project": map[string]any{"id": p.ID, "name": p.Name}, "workflow": workflow,
+		"context": ctxBlock, "sandbox": map[string]any{"active": false}}, nil
+}
+
+func (s *Service) liveExperiments(ctx context.Context, projectID string) ([]map[string]any, error) {
+	var exps []models.Experiment
+	if err := s.DB.WithContext(ctx).Where("project_id = ? AND status IN ?", projectID, models.OpenStatuses).Order("created_at").Find(&exps).Error; err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, 0, len(exps))
+	for _, e := range exps {
+		out = append(out, experimentSummary(e))
+	}
+	return out, nil
+}
+
+// projectStatus is the project-scope envelope: project gates are
+// project_setup, reflection_required and live_experiments.
+func (s *Service) projectStatus(ctx context.Context, p models.Project) (any, error) {
+	ov, err := s.overview(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	live, err := s.liveExperiments(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	claims := ov["claims"].([]models.Claim)
+	exps := ov["experiments"].([]map[string]any)
+	finished := len(exps) - len(live)
+	gate, next := "project_setup", "create_claim_or_experiment"
+	allowed := []string{"claim.create", "experiment.create", "workflow.status_and_next"}
+	switch {
+	case finished >= finishedBeforeReflection:
+		gate, next, allowed = "reflection_required", "fan_out_reflection_subagents", []string{"reflection.create", "workflow.status_and_next"}
+	case len(live) > 0:
+		gate, next = "live_experiments", "continue_live_experiment"
+	case len(claims) > 0 || len(exps) > 0:
+		gate, next = "project_ready", "create_claim_or_experiment"
+	}
+	return map[string]any{"scope": "project", "experiment": nil,
+		"workflow": map[string]any{"current_gate": gate, "next_action": next, "allowed_actions": allowed, "blocked_actions": []any{},
+			"missing_evidence": []any{}, "revision_context": nil, "live_experiments": live},
+		"context": map[string]any{"project": p, "latest_reflection": nil, "literature_summary": nil, "claims": claims, "experiments": exps}}, nil
+}

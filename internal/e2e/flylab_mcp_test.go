@@ -1,0 +1,102 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// mcpToolsDir is where scripts/install-test-tools puts the npm MCP SDK.
+func mcpToolsDir() string {
+	tools := os.Getenv("GATEHOUSE_TOOLS_DIR")
+	if tools == "" {
+		home, _ := os.UserHomeDir()
+		tools = filepath.Join(home, ".cache", "gatehouse-tools")
+	}
+	return filepath.Join(tools, "node")
+}
+
+// TestFlyLab_MCPInteropWithOfficialTypeScriptClient lists the tools and
+// runs the whole pipeline with @modelcontextprotocol/sdk over Streamable
+// HTTP; the operator approval goes through the operator endpoint.
+func TestFlyLab_MCPInteropWithOfficialTypeScriptClient(t *testing.T) {
+	node, err := exec.LookPath("node")
+	dir := mcpToolsDir()
+	if _, serr := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil || serr != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("node (%v) or @modelcontextprotocol/sdk under %s (%v) missing; run scripts/install-test-tools", err, dir, serr)
+		}
+		t.Skip("node or @modelcontextprotocol/sdk not installed (scripts/install-test-tools)")
+	}
+	src, err := os.ReadFile(filepath.Join("testdata", "mcp-flylab-client.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ESM resolves packages from the script's folder, so run it from there.
+	script := filepath.Join(dir, "mcp-flylab-client-"+filepath.Base(t.TempDir())+".mjs")
+	if err := os.WriteFile(script, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(script) })
+
+	s := StartStack(t, StackOptions{})
+	cmd := exec.Command(node, script, s.APIURL+"/mcp/flylab", s.APIKey)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-done:
+		case <-time.After(90 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+	}()
+	var tools []string
+	var saved string
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var msg map[string]any
+		if json.Unmarshal(sc.Bytes(), &msg) != nil {
+			continue
+		}
+		switch {
+		case msg["tools"] != nil:
+			for _, n := range msg["tools"].([]any) {
+				tools = append(tools, n.(string))
+			}
+		case msg["awaiting"] != nil:
+			r := s.Do(t, http.MethodPost, "/operator/v1/flylab/experiments/"+msg["awaiting"].(string)+"/approve",
+				s.OperatorToken, map[string]any{"protocol_hash": msg["protocol_hash"]})
+			if r.Status != http.StatusOK {
+				t.Fatalf("approve: %d %s", r.Status, r.Body)
+			}
+			_, _ = stdin.Write([]byte("approved\n"))
+		case msg["saved"] != nil:
+			saved = msg["saved"].(string)
+			t.Logf("MCP client saved %s; progress notifications received: %v", saved, msg["progress"])
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("node client failed: %v\n%s", err, stderr.String())
+	}
+	want := "analyze_fly_behavior compare_fly_trials design_stimulation_trial draft_fly_hypothesis find_fly_circuits inspect_flylab_state run_fly_simulation save_fly_evidence"
+	if strings.Join(tools, " ") != want {
+		t.Fatalf("tools/list = %v", tools)
+	}
+	if !strings.HasPrefix(saved, "bundle_") {
+		t.Fatalf("pipeline did not save a bundle: %q\n%s", saved, stderr.String())
+	}
+}

@@ -1,0 +1,117 @@
+package flywheel
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Grant is one lease handed to a claimer, with the plaintext secrets shown
+// only here.
+type Grant struct {
+	Rollout    Rollout
+	LeaseToken string
+	APIKey     string
+	LLMToken   string
+	ExpiresAt  time.Time
+}
+
+// MaxClaimBatch bounds how many rollouts one claim may lease.
+const MaxClaimBatch = 64
+
+// Claim leases up to max queued rollouts whose deadline has not passed, in
+// enqueue order. No rollout is ever handed to two claimers: on PostgreSQL
+// the candidate rows are locked FOR UPDATE SKIP LOCKED (concurrent claimers
+// take different rows without waiting), on SQLite the transaction is
+// serialized (BEGIN IMMEDIATE, one connection); and the update itself is a
+// compare-and-swap on status='queued'. Every lease bumps the epoch and gets
+// fresh token, api key and LLM gateway token. The lease never outlives the
+// deadline.
+func Claim(ctx context.Context, db *gorm.DB, claimer string, max int, lease time.Duration, now time.Time) ([]Grant, error) {
+	if max <= 0 {
+		return nil, nil
+	}
+	if max > MaxClaimBatch {
+		max = MaxClaimBatch
+	}
+	now = dbTime(now)
+	var grants []Grant
+	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		grants = grants[:0]
+		q := tx.Model(&Rollout{}).Select("id").
+			Where("status = ? AND deadline_at > ?", StatusQueued, now).
+			Order("created_at, id").Limit(max)
+		if tx.Dialector.Name() == "postgres" {
+			q = q.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
+		}
+		var ids []string
+		if err := q.Pluck("id", &ids).Error; err != nil {
+			return err
+		}
+		for _, id := range ids {
+			g, ok, err := grantOne(tx, id, claimer, lease, now)
+			if err != nil {
+				return err
+			}
+			if ok {
+				grants = append(grants, g)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return grants, nil
+}
+
+func grantOne(tx *gorm.DB, id, claimer string, lease time.Duration, now time.Time) (Grant, bool, error) {
+	var r Rollout
+	if err := tx.Where("id = ?", id).Take(&r).Error; err != nil {
+		return Grant{}, false, err
+	}
+	expires := now.Add(lease)
+	if expires.After(r.DeadlineAt) {
+		expires = r.DeadlineAt
+	}
+	g := Grant{LeaseToken: newSecret(LeaseTokenPrefix), APIKey: newSecret(APIKeyPrefix), LLMToken: newSecret(LLMTokenPrefix), ExpiresAt: expires}
+	res := tx.Model(&Rollout{}).Where("id = ? AND status = ? AND lease_epoch = ?", id, StatusQueued, r.LeaseEpoch).
+		Updates(map[string]any{
+			"status": StatusLeased, "lease_epoch": r.LeaseEpoch + 1,
+			"lease_token_hash": Hash(g.LeaseToken), "api_key_hash": Hash(g.APIKey), "llm_token_hash": Hash(g.LLMToken),
+			"lease_seconds": lease.Seconds(), "lease_expires_at": expires, "updated_at": now,
+		})
+	if res.Error != nil || res.RowsAffected != 1 {
+		return Grant{}, false, res.Error
+	}
+	l := Lease{RolloutID: id, Epoch: r.LeaseEpoch + 1, APIKeyHash: Hash(g.APIKey), ClaimedBy: claimer, GrantedAt: now, ExpiresAt: expires}
+	if err := tx.Create(&l).Error; err != nil {
+		return Grant{}, false, err
+	}
+	r.Status, r.LeaseEpoch, r.LeaseExpiresAt, r.LeaseSeconds = StatusLeased, l.Epoch, &expires, lease.Seconds()
+	g.Rollout = r
+	return g, true, nil
+}
+
+// RevertGrant returns a just-granted lease to the queue when its workflow
+// could not be told of it, so no lease exists that no timer guards. The
+// epoch stays consumed: fencing epochs only ever grow.
+func RevertGrant(ctx context.Context, db *gorm.DB, id string, epoch int64, now time.Time) error {
+	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&Rollout{}).Where("id = ? AND lease_epoch = ? AND status = ? AND output_at IS NULL", id, epoch, StatusLeased).
+			Updates(map[string]any{"status": StatusQueued, "lease_token_hash": "", "api_key_hash": "", "llm_token_hash": "",
+				"lease_expires_at": nil, "updated_at": now.UTC()})
+		if res.Error != nil || res.RowsAffected == 0 {
+			return res.Error
+		}
+		return endLease(tx, id, epoch, "not_delivered", now, 0)
+	})
+}
+
+// endLease closes a lease history row once; a closed one is left alone.
+func endLease(tx *gorm.DB, id string, epoch int64, reason string, now time.Time, heartbeats int64) error {
+	return tx.Model(&Lease{}).Where("rollout_id = ? AND epoch = ? AND ended_at IS NULL", id, epoch).
+		Updates(map[string]any{"ended_at": now.UTC(), "end_reason": reason, "heartbeats": heartbeats}).Error
+}

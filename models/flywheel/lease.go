@@ -1,0 +1,199 @@
+package flywheel
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Errors of the lease-guarded operations; the API maps each to a status.
+var (
+	// ErrUnknownKey: the api key belongs to no lease (401).
+	ErrUnknownKey = errors.New("unknown rollout api key")
+	// ErrForeignKey: the api key belongs to another rollout (403).
+	ErrForeignKey = errors.New("api key belongs to another rollout")
+	// ErrStaleLease: the lease token is not the current lease's, or the
+	// lease lapsed (409: fenced).
+	ErrStaleLease = errors.New("stale lease: the lease token is not the current one, or the lease expired")
+	// ErrGone: the rollout's deadline passed or it ended (410).
+	ErrGone = errors.New("rollout is past its deadline or has ended")
+	// ErrOutputAccepted: the rollout already has its output (409).
+	ErrOutputAccepted = errors.New("rollout output already accepted")
+)
+
+// Holder is what a lease holder presents: the rollout's api key and the
+// lease token (plaintext; hashed here).
+type Holder struct {
+	RolloutID  string
+	APIKey     string
+	LeaseToken string
+}
+
+// authorize checks a holder against a rollout row (read FOR UPDATE on
+// PostgreSQL when tx is a transaction): key first (401/403), then the
+// rollout's state (409 output / 410 gone), then the fence (409).
+func authorize(tx *gorm.DB, h Holder, now time.Time, lock bool) (Rollout, error) {
+	q := tx.Where("id = ?", h.RolloutID)
+	if lock && tx.Dialector.Name() == "postgres" {
+		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+	}
+	var r Rollout
+	err := q.Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Rollout{}, keyError(tx, h)
+	}
+	if err != nil {
+		return Rollout{}, err
+	}
+	keyHash := Hash(h.APIKey)
+	if !sameHash(r.APIKeyHash, keyHash) {
+		var n int64
+		if err := tx.Model(&Lease{}).Where("rollout_id = ? AND api_key_hash = ?", r.ID, keyHash).Count(&n).Error; err != nil {
+			return Rollout{}, err
+		}
+		if n == 0 {
+			return Rollout{}, keyError(tx, h)
+		}
+		// A key of an earlier lease of this rollout: authenticated, fenced.
+	}
+	switch {
+	case r.OutputAt != nil:
+		return r, ErrOutputAccepted
+	case r.Status == StatusCompleted || r.Status == StatusExcluded || !now.Before(r.DeadlineAt):
+		return r, ErrGone
+	case r.Status != StatusLeased || !sameHash(r.APIKeyHash, keyHash) || !sameHash(r.LeaseTokenHash, Hash(h.LeaseToken)):
+		return r, ErrStaleLease
+	case r.LeaseExpiresAt == nil || !now.Before(*r.LeaseExpiresAt):
+		return r, ErrStaleLease
+	}
+	return r, nil
+}
+
+// keyError tells a key of another rollout (403) from an unknown one (401).
+func keyError(tx *gorm.DB, h Holder) error {
+	var n int64
+	if err := tx.Model(&Lease{}).Where("api_key_hash = ?", Hash(h.APIKey)).Count(&n).Error; err != nil {
+		return err
+	}
+	if n > 0 {
+		return ErrForeignKey
+	}
+	return ErrUnknownKey
+}
+
+// Heartbeat extends the holder's lease by its granted length (never past
+// the deadline) with a compare-and-swap on (epoch, token, unexpired), and
+// returns the epoch and the new expiry. The database is the authority for
+// whether the heartbeat landed in time; the caller then signals the
+// workflow, which re-reads the row if that signal is lost.
+func Heartbeat(ctx context.Context, db *gorm.DB, h Holder, now time.Time) (int64, time.Time, error) {
+	now = dbTime(now)
+	db = db.WithContext(ctx)
+	r, err := authorize(db, h, now, false)
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	expires := now.Add(time.Duration(r.LeaseSeconds * float64(time.Second)))
+	if expires.After(r.DeadlineAt) {
+		expires = r.DeadlineAt
+	}
+	res := db.Model(&Rollout{}).
+		Where("id = ? AND status = ? AND lease_epoch = ? AND lease_token_hash = ? AND output_at IS NULL AND lease_expires_at > ?",
+			r.ID, StatusLeased, r.LeaseEpoch, r.LeaseTokenHash, now).
+		Updates(map[string]any{"lease_expires_at": expires})
+	if res.Error != nil {
+		return 0, time.Time{}, res.Error
+	}
+	if res.RowsAffected != 1 {
+		return 0, time.Time{}, ErrStaleLease // lost a race with expiry, a new lease or the output
+	}
+	return r.LeaseEpoch, expires, nil
+}
+
+// Expiry outcomes of ExpireLease.
+const (
+	// ExpiryExtended: a heartbeat landed; the lease now expires later.
+	ExpiryExtended = "extended"
+	// ExpiryRequeued: the lease was revoked and the rollout re-queued.
+	ExpiryRequeued = "requeued"
+	// ExpiryExhausted: the lease was revoked and no attempt remains.
+	ExpiryExhausted = "exhausted"
+	// ExpiryOutput: the output was accepted under this lease.
+	ExpiryOutput = "output"
+	// ExpiryStale: the epoch is not current (nothing to do).
+	ExpiryStale = "stale"
+)
+
+// ExpiryResult is what ExpireLease found or did.
+type ExpiryResult struct {
+	Outcome   string    `json:"outcome"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// ExpireLease is called by the workflow when its lease timer fires. It
+// revokes lease epoch only if it is still current and unexpired in no
+// heartbeat's view (lease_expires_at <= now): then the rollout returns to
+// the queue, or, when epoch reached maxAttempts, stays off it. Idempotent
+// per (rollout, epoch): a retry after a lost answer returns the same
+// outcome.
+func ExpireLease(ctx context.Context, db *gorm.DB, id string, epoch int64, heartbeats int64, now time.Time) (ExpiryResult, error) {
+	now = dbTime(now)
+	var out ExpiryResult
+	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		q := tx.Where("id = ?", id)
+		if tx.Dialector.Name() == "postgres" {
+			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+		}
+		var r Rollout
+		if err := q.Take(&r).Error; err != nil {
+			return err
+		}
+		var l Lease
+		if err := tx.Where("rollout_id = ? AND epoch = ?", id, epoch).Take(&l).Error; err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+			return err
+		}
+		exhausted := epoch >= int64(r.MaxAttempts)
+		switch {
+		case l.EndReason != nil && *l.EndReason == "expired" && exhausted:
+			out = ExpiryResult{Outcome: ExpiryExhausted}
+		case l.EndReason != nil && *l.EndReason == "expired":
+			out = ExpiryResult{Outcome: ExpiryRequeued}
+		case r.LeaseEpoch != epoch:
+			out = ExpiryResult{Outcome: ExpiryStale}
+		case r.OutputAt != nil:
+			out = ExpiryResult{Outcome: ExpiryOutput}
+		case r.Status != StatusLeased:
+			out = ExpiryResult{Outcome: ExpiryStale}
+		case r.LeaseExpiresAt != nil && r.LeaseExpiresAt.After(now):
+			out = ExpiryResult{Outcome: ExpiryExtended, ExpiresAt: *r.LeaseExpiresAt}
+		default:
+			status := StatusQueued
+			out = ExpiryResult{Outcome: ExpiryRequeued}
+			if exhausted {
+				status, out.Outcome = StatusLeased, ExpiryExhausted // Finalize ends it as excluded: capacity
+			}
+			if err := tx.Model(&Rollout{}).Where("id = ? AND lease_epoch = ?", id, epoch).
+				Updates(map[string]any{"status": status, "lease_token_hash": "", "api_key_hash": "", "llm_token_hash": "",
+					"lease_expires_at": nil, "updated_at": now}).Error; err != nil {
+				return err
+			}
+			if err := tx.Model(&Lease{}).Where("rollout_id = ? AND epoch = ?", id, epoch).
+				Updates(map[string]any{"expires_at": derefTime(r.LeaseExpiresAt, now)}).Error; err != nil {
+				return err
+			}
+			return endLease(tx, id, epoch, "expired", now, heartbeats)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func derefTime(t *time.Time, def time.Time) time.Time {
+	if t == nil {
+		return def
+	}
+	return *t
+}

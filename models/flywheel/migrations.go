@@ -1,0 +1,110 @@
+package flywheel
+
+import (
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/models/migrate"
+)
+
+// Migrations returns the flywheel tables' migrations. Each Up works on a
+// snapshot of the tables as they were at that version, never on the live
+// structs, so later field changes need a new migration.
+func Migrations() []migrate.Migration {
+	return []migrate.Migration{
+		{ID: "2026112920_flywheel_tables", Up: func(tx *gorm.DB) error {
+			type turn struct {
+				AgentID               string  `gorm:"primaryKey;size:255"`
+				TurnID                string  `gorm:"primaryKey;size:255"`
+				TaskID                *string `gorm:"size:255"`
+				ConversationID        *string `gorm:"size:255"`
+				TurnIndex             *int64
+				InputText             *string
+				FinalText             *string
+				ToolCalls             *string
+				ToolCallsOmittedCount int64 `gorm:"not null"`
+				AgentFingerprint      *string
+				OccurredAt            *string `gorm:"size:64"`
+				CredentialID          string  `gorm:"size:32;not null"`
+				ReceivedAt            time.Time
+			}
+			type rollout struct {
+				ID               string  `gorm:"primaryKey;size:40"`
+				EnqueueKey       *string `gorm:"size:300;uniqueIndex:idx_flywheel_rollouts_enqueue_key"`
+				Status           string  `gorm:"size:16;not null;index:idx_flywheel_rollouts_queue,priority:1"`
+				TurnInput        string  `gorm:"not null"`
+				TaskID           *string `gorm:"size:255"`
+				Metadata         *string
+				SourceAgent      *string   `gorm:"size:255"`
+				SourceTurn       *string   `gorm:"size:255"`
+				DeadlineAt       time.Time `gorm:"not null"`
+				MaxAttempts      int       `gorm:"not null"`
+				LeaseEpoch       int64     `gorm:"not null;default:0"`
+				LeaseTokenHash   string    `gorm:"size:64;not null;default:''"`
+				APIKeyHash       string    `gorm:"size:64;not null;default:'';index:idx_flywheel_rollouts_api_key"`
+				LLMTokenHash     string    `gorm:"size:64;not null;default:'';index:idx_flywheel_rollouts_llm_token"`
+				LeaseSeconds     float64   `gorm:"not null;default:0"`
+				LeaseExpiresAt   *time.Time
+				OutputAt         *time.Time
+				ExclusionReason  *string `gorm:"size:40"`
+				ExclusionDetail  *string
+				LLMCallsObserved int64     `gorm:"not null;default:0"`
+				CreatedAt        time.Time `gorm:"index:idx_flywheel_rollouts_queue,priority:2"`
+				UpdatedAt        time.Time
+				FinishedAt       *time.Time
+			}
+			type lease struct {
+				RolloutID  string `gorm:"primaryKey;size:40"`
+				Epoch      int64  `gorm:"primaryKey"`
+				APIKeyHash string `gorm:"size:64;not null;index:idx_flywheel_leases_api_key"`
+				ClaimedBy  string `gorm:"size:32;not null"`
+				GrantedAt  time.Time
+				ExpiresAt  time.Time
+				Heartbeats int64 `gorm:"not null;default:0"`
+				EndedAt    *time.Time
+				EndReason  *string `gorm:"size:40"`
+			}
+			type output struct {
+				RolloutID             string `gorm:"primaryKey;size:40"`
+				Epoch                 int64  `gorm:"not null"`
+				BodySHA256            string `gorm:"size:64;not null"`
+				FinalText             string `gorm:"not null"`
+				ToolCalls             *string
+				ToolCallsOmittedCount int64 `gorm:"not null"`
+				LLMCallCount          *int64
+				Artifacts             *string
+				Reward                *float64
+				Success               *bool
+				ExclusionReason       *string `gorm:"size:40"`
+				ExclusionDetail       *string
+				Events                *string
+				Timing                *string
+				AgentFingerprint      *string
+				ReceivedAt            time.Time
+			}
+			type gatewayCall struct {
+				ID            string `gorm:"primaryKey;size:40"`
+				RolloutID     string `gorm:"size:40;not null;index:idx_flywheel_gateway_calls_rollout"`
+				Epoch         int64  `gorm:"not null"`
+				Endpoint      string `gorm:"size:40;not null"`
+				Completion    bool   `gorm:"not null"`
+				Model         string `gorm:"size:200;not null;default:''"`
+				RequestSHA256 string `gorm:"size:64;not null"`
+				Stream        bool   `gorm:"not null"`
+				Status        int    `gorm:"not null"`
+				StartedAt     time.Time
+				DurationMS    float64
+			}
+			for name, model := range map[string]any{
+				"flywheel_turns": &turn{}, "flywheel_rollouts": &rollout{}, "flywheel_leases": &lease{},
+				"flywheel_outputs": &output{}, "flywheel_gateway_calls": &gatewayCall{},
+			} {
+				if err := tx.Table(name).Migrator().CreateTable(model); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+	}
+}

@@ -1,0 +1,145 @@
+// Package flywheel holds the flywheel domain's records: production turns,
+// rollouts (the claim queue and their fenced leases), the lease history,
+// accepted outputs and the LLM gateway's call log.
+//
+// Authority. Temporal's rollout workflow is the authority for a rollout's
+// lifecycle: when a lease is revoked, how many attempts remain, when the
+// deadline ends it, and its terminal status (written here by activities).
+// This database is the authority for three things a workflow cannot answer
+// fast enough: which claimer holds a lease (the claim is a row lock with a
+// fencing token), whether a heartbeat landed before the lease expired (a
+// compare-and-swap on the row), and whether an output was accepted (a
+// compare-and-swap that admits exactly one). The workflow learns of each
+// through a signal and, should a signal be lost, reads the row back.
+package flywheel
+
+import "time"
+
+// Rollout statuses as stored. queued and leased are mirrored from the
+// workflow's lifecycle; completed and excluded are terminal.
+const (
+	StatusQueued    = "queued"
+	StatusLeased    = "leased"
+	StatusCompleted = "completed"
+	StatusExcluded  = "excluded"
+)
+
+// Turn is one production turn from POST /flywheel/turns, keyed by
+// (agent_id, turn_id). ToolCalls keeps the exact JSON received: nil means
+// the field was null (not reported), "[]" means observed zero calls.
+type Turn struct {
+	AgentID               string  `gorm:"primaryKey;size:255"`
+	TurnID                string  `gorm:"primaryKey;size:255"`
+	TaskID                *string `gorm:"size:255"`
+	ConversationID        *string `gorm:"size:255"`
+	TurnIndex             *int64
+	InputText             *string
+	FinalText             *string
+	ToolCalls             *string
+	ToolCallsOmittedCount int64 `gorm:"not null"`
+	AgentFingerprint      *string
+	OccurredAt            *string `gorm:"size:64"`
+	CredentialID          string  `gorm:"size:32;not null"`
+	ReceivedAt            time.Time
+}
+
+// TableName pins the table name.
+func (Turn) TableName() string { return "flywheel_turns" }
+
+// Rollout is one rollout: the claim-queue row, its current fenced lease and
+// its terminal state. Secrets (lease token, api key, LLM gateway token) are
+// stored as SHA-256 hashes only.
+type Rollout struct {
+	ID          string  `gorm:"primaryKey;size:40"`
+	EnqueueKey  *string `gorm:"size:300;uniqueIndex"`
+	Status      string  `gorm:"size:16;not null;index:idx_flywheel_rollouts_queue,priority:1"`
+	TurnInput   string  `gorm:"not null"`
+	TaskID      *string `gorm:"size:255"`
+	Metadata    *string
+	SourceAgent *string   `gorm:"size:255"`
+	SourceTurn  *string   `gorm:"size:255"`
+	DeadlineAt  time.Time `gorm:"not null"`
+	MaxAttempts int       `gorm:"not null"`
+	// LeaseEpoch counts leases granted: it is the attempt number and the
+	// fencing epoch. The token changes with every lease.
+	LeaseEpoch       int64   `gorm:"not null;default:0"`
+	LeaseTokenHash   string  `gorm:"size:64;not null;default:''"`
+	APIKeyHash       string  `gorm:"size:64;not null;default:'';index"`
+	LLMTokenHash     string  `gorm:"size:64;not null;default:'';index"`
+	LeaseSeconds     float64 `gorm:"not null;default:0"`
+	LeaseExpiresAt   *time.Time
+	OutputAt         *time.Time
+	ExclusionReason  *string `gorm:"size:40"`
+	ExclusionDetail  *string
+	LLMCallsObserved int64     `gorm:"not null;default:0"`
+	CreatedAt        time.Time `gorm:"index:idx_flywheel_rollouts_queue,priority:2"`
+	UpdatedAt        time.Time
+	FinishedAt       *time.Time
+}
+
+// TableName pins the table name.
+func (Rollout) TableName() string { return "flywheel_rollouts" }
+
+// Lease is one lease of the lease history, keyed by (rollout, epoch). Its
+// api key hash stays after the lease ends so a stale holder is told 409
+// (fenced) rather than 401.
+type Lease struct {
+	RolloutID  string `gorm:"primaryKey;size:40"`
+	Epoch      int64  `gorm:"primaryKey"`
+	APIKeyHash string `gorm:"size:64;not null;index"`
+	ClaimedBy  string `gorm:"size:32;not null"`
+	GrantedAt  time.Time
+	ExpiresAt  time.Time
+	Heartbeats int64 `gorm:"not null;default:0"`
+	EndedAt    *time.Time
+	EndReason  *string `gorm:"size:40"`
+}
+
+// TableName pins the table name.
+func (Lease) TableName() string { return "flywheel_leases" }
+
+// Output is the one accepted RolloutOutput of a rollout. JSON-valued fields
+// keep the exact bytes received (ToolCalls nil = not reported, "[]" = zero).
+// AgentFingerprint is the customer's attestation and is kept apart from
+// anything the gateway derives (GatewayCall).
+type Output struct {
+	RolloutID             string `gorm:"primaryKey;size:40"`
+	Epoch                 int64  `gorm:"not null"`
+	BodySHA256            string `gorm:"size:64;not null"`
+	FinalText             string `gorm:"not null"`
+	ToolCalls             *string
+	ToolCallsOmittedCount int64 `gorm:"not null"`
+	LLMCallCount          *int64
+	Artifacts             *string
+	Reward                *float64
+	Success               *bool
+	ExclusionReason       *string `gorm:"size:40"`
+	ExclusionDetail       *string
+	Events                *string
+	Timing                *string
+	AgentFingerprint      *string
+	ReceivedAt            time.Time
+}
+
+// TableName pins the table name.
+func (Output) TableName() string { return "flywheel_outputs" }
+
+// GatewayCall is one request proxied by the LLM gateway, keyed by a call id
+// minted when the request arrived. The request digest and model are the
+// server-derived half of the scaffold identity.
+type GatewayCall struct {
+	ID            string `gorm:"primaryKey;size:40"`
+	RolloutID     string `gorm:"size:40;not null;index"`
+	Epoch         int64  `gorm:"not null"`
+	Endpoint      string `gorm:"size:40;not null"`
+	Completion    bool   `gorm:"not null"`
+	Model         string `gorm:"size:200;not null;default:''"`
+	RequestSHA256 string `gorm:"size:64;not null"`
+	Stream        bool   `gorm:"not null"`
+	Status        int    `gorm:"not null"`
+	StartedAt     time.Time
+	DurationMS    float64
+}
+
+// TableName pins the table name.
+func (GatewayCall) TableName() string { return "flywheel_gateway_calls" }

@@ -1,0 +1,106 @@
+package research
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// CreateReviewRequest stores r and supersedes any open request for the same
+// target and role, in one transaction.
+func CreateReviewRequest(ctx context.Context, db *gorm.DB, r ReviewRequest) error {
+	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Model(&ReviewRequest{}).
+			Where("target_type = ? AND target_id = ? AND role = ? AND status IN ?", r.TargetType, r.TargetID, r.Role, []string{ReviewRequested, ReviewStarted}).
+			Updates(map[string]any{"status": ReviewSuperseded, "updated_at": time.Now().UTC()}).Error; err != nil {
+			return err
+		}
+		return tx.Create(&r).Error
+	})
+}
+
+// ClaimReviewRequest checks a capability against its request and marks the
+// request started, once: a wrong capability is forbidden, an expired one
+// expired, a used or superseded one a conflict. The caller session must
+// differ from the producer's.
+func ClaimReviewRequest(ctx context.Context, db *gorm.DB, requestID, capabilityHash, callerSessionID string, now time.Time) (ReviewRequest, error) {
+	var r ReviewRequest
+	err := db.WithContext(ctx).Where("id = ?", requestID).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return r, &Error{Code: CodeForbidden, Field: "/reviewer_capability", Message: "the capability does not open this review request"}
+	}
+	if err != nil {
+		return r, err
+	}
+	if subtle.ConstantTimeCompare([]byte(r.CapabilityHash), []byte(capabilityHash)) != 1 {
+		return r, &Error{Code: CodeForbidden, Field: "/reviewer_capability", Message: "the capability does not open this review request"}
+	}
+	if !now.Before(r.ExpiresAt) {
+		return r, &Error{Code: CodeExpired, Field: "/reviewer_capability", Message: "the review request expired; ask the producer for a new review.request"}
+	}
+	if r.Status != ReviewRequested {
+		return r, &Error{Code: CodeConflict, Field: "/review_request_id", Message: "the review request is " + r.Status + "; a capability is single-use"}
+	}
+	if callerSessionID == r.ProducerSessionID {
+		return r, &Error{Code: CodeForbidden, Field: "/caller_session_id", Message: "a reviewer must use a session other than the producer's"}
+	}
+	return r, nil
+}
+
+// StartReviewSession marks request started and opens its session, once.
+func StartReviewSession(ctx context.Context, db *gorm.DB, r ReviewRequest, s ReviewSession) error {
+	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&ReviewRequest{}).Where("id = ? AND status = ?", r.ID, ReviewRequested).
+			Updates(map[string]any{"status": ReviewStarted, "updated_at": time.Now().UTC()})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected != 1 {
+			return &Error{Code: CodeConflict, Field: "/review_request_id", Message: "the review request was already started"}
+		}
+		return tx.Create(&s).Error
+	})
+}
+
+// SubmitVerdict records a session's verdict once and runs deliver (the
+// signal to the target's workflow) inside the same transaction, so a
+// verdict that could not be delivered is not recorded.
+func SubmitVerdict(ctx context.Context, db *gorm.DB, sessionID string, s ReviewSession, deliver func(ReviewRequest) error) (ReviewRequest, error) {
+	var req ReviewRequest
+	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var cur ReviewSession
+		if err := tx.Where("id = ?", sessionID).Take(&cur).Error; err != nil {
+			if errors.Is(err, gorm.ErrRecordNotFound) {
+				return &Error{Code: CodeNotFound, Field: "/review_session_id", Message: "no such review session"}
+			}
+			return err
+		}
+		if err := tx.Where("id = ?", cur.RequestID).Take(&req).Error; err != nil {
+			return err
+		}
+		if req.Status != ReviewStarted {
+			return &Error{Code: CodeConflict, Field: "/review_session_id", Message: "the review request is " + req.Status + "; a verdict is recorded once"}
+		}
+		if !time.Now().Before(req.ExpiresAt) {
+			return &Error{Code: CodeExpired, Field: "/review_session_id", Message: "the review request expired"}
+		}
+		now := time.Now().UTC()
+		res := tx.Model(&ReviewSession{}).Where("id = ? AND submitted_at IS NULL", sessionID).Updates(map[string]any{
+			"verdict": s.Verdict, "return_to": s.ReturnTo, "synopsis": s.Synopsis, "notes": s.Notes, "submitted_at": now})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected != 1 {
+			return &Error{Code: CodeConflict, Field: "/review_session_id", Message: "a verdict was already recorded"}
+		}
+		if err := tx.Model(&ReviewRequest{}).Where("id = ?", req.ID).
+			Updates(map[string]any{"status": ReviewSubmitted, "updated_at": now}).Error; err != nil {
+			return err
+		}
+		return deliver(req)
+	})
+	return req, err
+}

@@ -1,0 +1,118 @@
+package flylab
+
+import (
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/gatehouse/gatehouse/workflows/platform"
+)
+
+type session struct {
+	state     SessionState
+	limit     int
+	committed int
+	inFlight  string // operation key of the mutation being handled
+}
+
+// Session is the long-lived page session workflow
+// (flylab-session/<session_id>). Every mutating tool call arrives as the
+// ToolUpdate; its validator rejects stale revisions and operation-id
+// conflicts before anything reaches history, and its handler serializes
+// mutations, runs the tool's activity and commits the lineage patch.
+// Operator decisions arrive from experiment workflows as DecisionSignal.
+// The run continues as new after ContinueAfter commits or when Temporal
+// suggests it, once no handler is running.
+func Session(ctx workflow.Context, in SessionInput) error {
+	s := &session{state: in.State, limit: in.ContinueAfter}
+	if s.limit <= 0 {
+		s.limit = defaultLimit
+	}
+	if s.state.Revision < 1 {
+		s.state.Revision = 1
+	}
+	if err := s.setup(ctx); err != nil {
+		return err
+	}
+	return s.run(ctx, in)
+}
+
+func (s *session) setup(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (SessionState, error) { return s.state, nil }); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, ToolUpdate, s.handleTool,
+		workflow.UpdateHandlerOptions{Validator: s.validateTool}); err != nil {
+		return err
+	}
+	return s.setGate(ctx)
+}
+
+func (s *session) run(ctx workflow.Context, in SessionInput) error {
+	decisions := workflow.GetSignalChannel(ctx, DecisionSignal)
+	for {
+		if err := workflow.Await(ctx, func() bool { return decisions.Len() > 0 || s.shouldContinue(ctx) }); err != nil {
+			return err
+		}
+		s.drain(ctx, decisions)
+		if !s.shouldContinue(ctx) {
+			continue
+		}
+		if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && s.inFlight == "" }); err != nil {
+			return err
+		}
+		s.drain(ctx, decisions)
+		return workflow.NewContinueAsNewError(ctx, SessionWorkflow, SessionInput{State: s.state, ContinueAfter: in.ContinueAfter})
+	}
+}
+
+func (s *session) shouldContinue(ctx workflow.Context) bool {
+	return s.committed >= s.limit || workflow.GetInfo(ctx).GetContinueAsNewSuggested()
+}
+
+func (s *session) drain(ctx workflow.Context, ch workflow.ReceiveChannel) {
+	for {
+		var d Decision
+		if !ch.ReceiveAsync(&d) {
+			return
+		}
+		s.applyDecision(ctx, d)
+	}
+}
+
+// applyDecision mirrors an operator decision on the current experiment;
+// a decision on a superseded experiment changes nothing.
+func (s *session) applyDecision(ctx workflow.Context, d Decision) {
+	e := s.state.Experiment
+	if e == nil || e.ID != d.ExperimentID || e.ProtocolHash != d.ProtocolHash || e.Status != ExperimentAwaiting {
+		return
+	}
+	if d.Status != ExperimentApproved && d.Status != ExperimentRejected {
+		return
+	}
+	e.Status = d.Status
+	e.Reason = d.Reason
+	if d.Status == ExperimentApproved {
+		e.ApprovedAt = d.DecidedAt
+	}
+	s.state.Revision++
+	s.committed++
+	_ = s.setGate(ctx)
+}
+
+func (s *session) setGate(ctx workflow.Context) error {
+	gate := "open"
+	if e := s.state.Experiment; e != nil && e.Status == ExperimentAwaiting {
+		gate = "awaiting_approval"
+	}
+	if s.state.Bundle != nil {
+		gate = "saved"
+	}
+	return workflow.UpsertTypedSearchAttributes(ctx, platform.KindKey.ValueSet(KindSession),
+		platform.ProjectKey.ValueSet(s.state.SessionID), platform.GateKey.ValueSet(gate))
+}
+
+// failure builds a contract error as a workflow (validator) error.
+func failure(code, message string, details map[string]any) error {
+	return temporal.NewApplicationErrorWithOptions(message, code, temporal.ApplicationErrorOptions{
+		NonRetryable: true, Details: []any{ToolFailure{Code: code, Message: message, Details: details}}})
+}

@@ -1,0 +1,78 @@
+package flylab
+
+import (
+	"encoding/json"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/workflow"
+)
+
+func jsonUnmarshal(raw []byte, v any) error { return json.Unmarshal(raw, v) }
+
+// apply commits a tool's lineage patch. A design with a new experiment id
+// revokes the previous experiment and everything downstream and starts
+// the new experiment workflow; an identical repeat keeps the lineage.
+func (s *session) apply(ctx workflow.Context, p Patch) {
+	st := &s.state
+	if p.Discovery != nil {
+		st.Discovery = p.Discovery
+	}
+	if p.Hypothesis != nil {
+		st.Hypothesis = p.Hypothesis
+	}
+	if p.Experiment != nil && (st.Experiment == nil || st.Experiment.ID != p.Experiment.ID) {
+		if old := st.Experiment; old != nil {
+			s.signalExperiment(ctx, old.ID, RevokeSignal, "superseded by experiment "+p.Experiment.ID)
+		}
+		st.Experiment = p.Experiment
+		st.Batch, st.Analyses, st.Comparison, st.Bundle = nil, nil, nil, nil
+		s.startExperiment(ctx, *p.Experiment)
+	}
+	if p.Batch != nil {
+		st.Batch = p.Batch
+		st.Analyses, st.Comparison, st.Bundle = nil, nil, nil
+		st.RanIDs = append(st.RanIDs, p.Batch.ExperimentID)
+		if st.Experiment != nil && st.Experiment.ID == p.Batch.ExperimentID {
+			st.Experiment.Status = ExperimentRan
+		}
+		s.signalExperiment(ctx, p.Batch.ExperimentID, RanSignal, p.Batch.ID)
+	}
+	if p.Analysis != nil {
+		replaced := false
+		for i := range st.Analyses {
+			if st.Analyses[i].ID == p.Analysis.ID {
+				replaced = true
+			}
+		}
+		if !replaced {
+			st.Analyses = append(st.Analyses, *p.Analysis)
+		}
+	}
+	if p.Comparison != nil {
+		st.Comparison = p.Comparison
+	}
+	if p.Bundle != nil {
+		st.Bundle = p.Bundle
+	}
+}
+
+// startExperiment starts the experiment workflow as an abandoned child, so
+// it outlives this run across continue-as-new.
+func (s *session) startExperiment(ctx workflow.Context, e ExperimentRef) {
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:            ExperimentWorkflowID(e.ID),
+		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+	})
+	child := workflow.ExecuteChildWorkflow(cctx, ExperimentWorkflow, ExperimentInput{
+		ExperimentID: e.ID, SessionID: s.state.SessionID, ProtocolHash: e.ProtocolHash,
+		SeedManifestHash: e.SeedManifestHash, SessionWorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID,
+	})
+	_ = child.GetChildWorkflowExecution().Get(ctx, nil)
+}
+
+// signalExperiment tells an experiment workflow something; an experiment
+// that already closed needs no signal.
+func (s *session) signalExperiment(ctx workflow.Context, experimentID, signal string, arg any) {
+	_ = workflow.SignalExternalWorkflow(ctx, ExperimentWorkflowID(experimentID), "", signal, arg).Get(ctx, nil)
+}

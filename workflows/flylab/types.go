@@ -1,0 +1,218 @@
+package flylab
+
+import "encoding/json"
+
+// ToolRequest is one mutating tool call sent as an Update. InputHash is the
+// hash of the logical input (arguments minus expected_state_revision and
+// operation_id), computed by the API.
+type ToolRequest struct {
+	Tool             string          `json:"tool"`
+	Args             json.RawMessage `json:"args"`
+	ExpectedRevision int             `json:"expected_revision"`
+	OperationID      string          `json:"operation_id,omitempty"`
+	InputHash        string          `json:"input_hash"`
+}
+
+// ToolFailure is a contract error: code, message, retryable, details.
+type ToolFailure struct {
+	Code      string         `json:"code"`
+	Message   string         `json:"message"`
+	Retryable bool           `json:"retryable"`
+	Details   map[string]any `json:"details"`
+}
+
+// ToolOutcome is what the tool Update returns: either a committed change
+// (new revision, created ids and the key of the stored result data) or a
+// failure that changed nothing.
+type ToolOutcome struct {
+	PreviousRevision   int          `json:"previous_revision"`
+	Revision           int          `json:"revision"`
+	CreatedArtifactIDs []string     `json:"created_artifact_ids"`
+	ResultKey          string       `json:"result_key"`
+	Replay             bool         `json:"replay"`
+	Failure            *ToolFailure `json:"failure,omitempty"`
+	State              SessionState `json:"state"`
+}
+
+// ToolCall is the input of every tool activity.
+type ToolCall struct {
+	SessionID    string          `json:"session_id"`
+	Tool         string          `json:"tool"`
+	Args         json.RawMessage `json:"args"`
+	ResultKey    string          `json:"result_key"`
+	OperationKey string          `json:"operation_key"`
+	Session      SessionState    `json:"session"`
+}
+
+// ToolEffect is what a tool activity returns: a domain failure, or the ids
+// it created and the lineage patch the session applies.
+type ToolEffect struct {
+	Failure            *ToolFailure `json:"failure,omitempty"`
+	CreatedArtifactIDs []string     `json:"created_artifact_ids"`
+	Patch              Patch        `json:"patch"`
+}
+
+// Patch is the lineage change of one committed tool call.
+type Patch struct {
+	Discovery  *DiscoveryRef  `json:"discovery,omitempty"`
+	Hypothesis *HypothesisRef `json:"hypothesis,omitempty"`
+	Experiment *ExperimentRef `json:"experiment,omitempty"`
+	Batch      *BatchRef      `json:"batch,omitempty"`
+	Analysis   *AnalysisRef   `json:"analysis,omitempty"`
+	Comparison *ComparisonRef `json:"comparison,omitempty"`
+	Bundle     *BundleRef     `json:"bundle,omitempty"`
+}
+
+// DiscoveryRef is the session's latest discovery decision.
+type DiscoveryRef struct {
+	ID                string              `json:"id"`
+	Goal              string              `json:"goal"`
+	SelectedCircuitID string              `json:"selected_circuit_id"`
+	EvidenceIDs       []string            `json:"evidence_ids"`
+	EligibleIDs       []string            `json:"eligible_ids"`
+	Causal            map[string][]string `json:"causal"`
+	ResultKey         string              `json:"result_key"`
+}
+
+// HypothesisRef is a drafted hypothesis.
+type HypothesisRef struct {
+	ID             string   `json:"id"`
+	CircuitID      string   `json:"circuit_id"`
+	Behavior       string   `json:"behavior"`
+	Perturbation   string   `json:"perturbation"`
+	PrimaryOutcome string   `json:"primary_outcome"`
+	Direction      string   `json:"direction"`
+	EvidenceIDs    []string `json:"evidence_ids"`
+}
+
+// Experiment statuses as the session mirrors them (the experiment workflow
+// is the authority).
+const (
+	ExperimentAwaiting = "awaiting_approval"
+	ExperimentApproved = "approved"
+	ExperimentRejected = "rejected"
+	ExperimentRevoked  = "revoked"
+	ExperimentRan      = "ran"
+)
+
+// ExperimentRef is the session's current experiment and its gate.
+type ExperimentRef struct {
+	ID                 string   `json:"id"`
+	HypothesisID       string   `json:"hypothesis_id"`
+	CircuitID          string   `json:"circuit_id"`
+	ProtocolHash       string   `json:"protocol_hash"`
+	SeedManifestHash   string   `json:"seed_manifest_hash"`
+	Status             string   `json:"status"`
+	ApprovedAt         string   `json:"approved_at,omitempty"`
+	Reason             string   `json:"reason,omitempty"`
+	RecommendedMetrics []string `json:"recommended_metrics"`
+}
+
+// BatchRef is the committed batch of the current experiment.
+type BatchRef struct {
+	ID             string `json:"id"`
+	ExperimentID   string `json:"experiment_id"`
+	RunContentHash string `json:"run_content_hash"`
+}
+
+// AnalysisRef is a saved analysis.
+type AnalysisRef struct {
+	ID      string `json:"id"`
+	BatchID string `json:"batch_id"`
+}
+
+// ComparisonRef is the saved comparison.
+type ComparisonRef struct {
+	ID          string   `json:"id"`
+	AnalysisIDs []string `json:"analysis_ids"`
+}
+
+// BundleRef is the saved evidence bundle.
+type BundleRef struct {
+	ID           string `json:"id"`
+	ManifestHash string `json:"manifest_hash"`
+}
+
+// OperationRecord is a committed operation_id call kept for replay.
+type OperationRecord struct {
+	Tool      string      `json:"tool"`
+	InputHash string      `json:"input_hash"`
+	Outcome   ToolOutcome `json:"outcome"`
+}
+
+// SessionState is the page session's lineage; the session workflow owns it.
+type SessionState struct {
+	SessionID  string                     `json:"session_id"`
+	Owner      string                     `json:"owner"`
+	Revision   int                        `json:"revision"`
+	Discovery  *DiscoveryRef              `json:"discovery,omitempty"`
+	Hypothesis *HypothesisRef             `json:"hypothesis,omitempty"`
+	Experiment *ExperimentRef             `json:"experiment,omitempty"`
+	Batch      *BatchRef                  `json:"batch,omitempty"`
+	Analyses   []AnalysisRef              `json:"analyses,omitempty"`
+	Comparison *ComparisonRef             `json:"comparison,omitempty"`
+	Bundle     *BundleRef                 `json:"bundle,omitempty"`
+	Running    string                     `json:"running,omitempty"`
+	RanIDs     []string                   `json:"ran_experiment_ids,omitempty"`
+	Operations map[string]OperationRecord `json:"operations,omitempty"`
+}
+
+// SessionInput starts (or continues) a session workflow. ContinueAfter is
+// the number of committed calls after which the run continues as new (0
+// means 500); tests lower it.
+type SessionInput struct {
+	State         SessionState `json:"state"`
+	ContinueAfter int          `json:"continue_after,omitempty"`
+}
+
+// Decision is the experiment workflow's report of an operator decision.
+type Decision struct {
+	ExperimentID string `json:"experiment_id"`
+	Status       string `json:"status"`
+	ProtocolHash string `json:"protocol_hash"`
+	DecidedAt    string `json:"decided_at"`
+	Reason       string `json:"reason,omitempty"`
+}
+
+// Approve is the operator's approval signal payload.
+type Approve struct {
+	ProtocolHash string `json:"protocol_hash"`
+	Operator     string `json:"operator"`
+}
+
+// Reject is the operator's rejection signal payload.
+type Reject struct {
+	Reason   string `json:"reason"`
+	Operator string `json:"operator"`
+}
+
+// DecisionRecord is the input of the RecordDecision activity.
+type DecisionRecord struct {
+	ExperimentID string `json:"experiment_id"`
+	Status       string `json:"status"`
+	ProtocolHash string `json:"protocol_hash"`
+	DecidedAt    string `json:"decided_at"`
+	DecidedBy    string `json:"decided_by"`
+	Reason       string `json:"reason,omitempty"`
+}
+
+// ExperimentInput starts an experiment workflow.
+type ExperimentInput struct {
+	ExperimentID      string `json:"experiment_id"`
+	SessionID         string `json:"session_id"`
+	ProtocolHash      string `json:"protocol_hash"`
+	SeedManifestHash  string `json:"seed_manifest_hash"`
+	SessionWorkflowID string `json:"session_workflow_id"`
+}
+
+// ExperimentStatus is the experiment workflow's queryable state.
+type ExperimentStatus struct {
+	ExperimentID string `json:"experiment_id"`
+	SessionID    string `json:"session_id"`
+	Status       string `json:"status"`
+	ProtocolHash string `json:"protocol_hash"`
+	DecidedAt    string `json:"decided_at,omitempty"`
+	DecidedBy    string `json:"decided_by,omitempty"`
+	Reason       string `json:"reason,omitempty"`
+	BatchID      string `json:"batch_id,omitempty"`
+}

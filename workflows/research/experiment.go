@@ -1,0 +1,241 @@
+package research
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/gatehouse/gatehouse/workflows/platform"
+	"github.com/gatehouse/gatehouse/workflows/research/gates"
+)
+
+// Error types carried by ApplicationErrors out of the transition update.
+const (
+	ErrTypeGateBlocked  = "gate_blocked"
+	ErrTypeInvalidInput = "invalid_input"
+)
+
+// experiment is the workflow's state and its dirty flag.
+type experiment struct {
+	state ExperimentState
+	dirty bool
+}
+
+// Experiment runs one research experiment from planned to a terminal status.
+func Experiment(ctx workflow.Context, in ExperimentInput) (ExperimentState, error) {
+	w := &experiment{state: ExperimentState{
+		ProjectID: in.ProjectID, ExperimentID: in.ExperimentID, Name: in.Name,
+		Status: gates.Planned, Artifacts: map[string]ArtifactRef{}, Reviews: map[string]ReviewState{},
+		History: []TransitionRecord{},
+	}}
+	if len(in.DependsOn) > 0 {
+		w.state.Dependencies = map[string]gates.Status{}
+		for _, d := range in.DependsOn {
+			w.state.Dependencies[d] = ""
+		}
+	}
+	if err := w.setup(ctx); err != nil {
+		return w.state, err
+	}
+	return w.run(ctx)
+}
+
+// setup registers the query, the transition update and the signal readers.
+func (w *experiment) setup(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (ExperimentState, error) { return w.state, nil }); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, TransitionUpdate, w.transition,
+		workflow.UpdateHandlerOptions{Validator: w.validateTransition}); err != nil {
+		return err
+	}
+	receive(ctx, ArtifactLandedSignal, w.artifactLanded)
+	receive(ctx, ReviewRequestedSignal, w.reviewRequested)
+	receive(ctx, ReviewStartedSignal, w.reviewStarted)
+	receive(ctx, ReviewVerdictSignal, w.reviewVerdict)
+	receive(ctx, DependencySettledSignal, w.dependencySettled)
+	return workflow.UpsertTypedSearchAttributes(ctx, platform.KindKey.ValueSet(KindExperiment),
+		platform.ProjectKey.ValueSet(w.state.ProjectID))
+}
+
+// receive applies every signal on name, in order, with apply.
+func receive[T any](ctx workflow.Context, name string, apply func(T)) {
+	ch := workflow.GetSignalChannel(ctx, name)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var v T
+			if !ch.Receive(ctx, &v) {
+				return
+			}
+			apply(v)
+		}
+	})
+}
+
+// run mirrors every change into the database until the experiment ends.
+func (w *experiment) run(ctx workflow.Context) (ExperimentState, error) {
+	w.dirty = true
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
+	})
+	for {
+		if err := workflow.Await(ctx, func() bool { return w.dirty }); err != nil {
+			return w.state, err
+		}
+		w.dirty = false
+		d := w.state.Decision()
+		if err := workflow.UpsertTypedSearchAttributes(ctx, platform.GateKey.ValueSet(d.Gate)); err != nil {
+			return w.state, err
+		}
+		rec := ExperimentRecord{ProjectID: w.state.ProjectID, ExperimentID: w.state.ExperimentID, Status: w.state.Status,
+			Gate: d.Gate, NextAction: d.NextAction, Attempt: w.state.Attempt, Revision: w.state.Revision, Conclusion: w.state.Conclusion}
+		if err := workflow.ExecuteActivity(actx, RecordExperimentActivity, rec).Get(ctx, nil); err != nil {
+			return w.state, err
+		}
+		if w.state.Status.Terminal() && !w.dirty {
+			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+				return w.state, err
+			}
+			return w.state, nil
+		}
+	}
+}
+
+// validateTransition refuses, before history, a transition the gate does
+// not allow.
+func (w *experiment) validateTransition(ctx workflow.Context, req TransitionRequest) error {
+	_, err := gates.Check(w.state.Status, w.state.Facts(), req.Transition)
+	var be *gates.BlockedError
+	if errors.As(err, &be) {
+		return temporal.NewApplicationErrorWithOptions(be.Error(), ErrTypeGateBlocked,
+			temporal.ApplicationErrorOptions{NonRetryable: true, Details: []any{*be}})
+	}
+	if err != nil {
+		return temporal.NewApplicationErrorWithOptions(err.Error(), ErrTypeInvalidInput, temporal.ApplicationErrorOptions{NonRetryable: true})
+	}
+	return nil
+}
+
+// transition applies an accepted move, sealing the current artifacts.
+func (w *experiment) transition(ctx workflow.Context, req TransitionRequest) (TransitionResult, error) {
+	m, err := gates.Check(w.state.Status, w.state.Facts(), req.Transition)
+	if err != nil { // the validator ran on the same state; kept for replay safety
+		return TransitionResult{}, err
+	}
+	from := w.state.Status
+	switch m.Name {
+	case gates.TRetryRunning:
+		w.state.RevisionContext = &RevisionContext{From: from, Reason: evidenceString(req.Evidence, "reason")}
+	case gates.TComplete:
+		w.state.Conclusion = evidenceString(req.Evidence, "conclusion")
+	}
+	w.move(ctx, m.Name, m.To, m.NewAttempt)
+	return TransitionResult{Transition: m.Name, From: from, Status: w.state.Status, Attempt: w.state.Attempt, Decision: w.state.Decision()}, nil
+}
+
+// move changes status, records the sealed artifacts and resets the review
+// of a review status being entered.
+func (w *experiment) move(ctx workflow.Context, name string, to gates.Status, newAttempt bool) {
+	var sealed []string
+	for _, a := range w.state.Artifacts {
+		if a.Attempt == w.state.Attempt {
+			sealed = append(sealed, a.ArtifactID)
+		}
+	}
+	sort.Strings(sealed)
+	w.state.History = append(w.state.History, TransitionRecord{Transition: name, From: w.state.Status, To: to,
+		Attempt: w.state.Attempt, Sealed: sealed, At: workflow.Now(ctx)})
+	if newAttempt {
+		w.state.Attempt++
+	}
+	w.state.Status = to
+	if kind := reviewKind(to); kind != "" {
+		w.state.Reviews[kind] = ReviewState{Status: ReviewStatusNone}
+	}
+	w.changed()
+}
+
+func (w *experiment) changed() {
+	w.state.Revision++
+	w.dirty = true
+}
+
+func (w *experiment) artifactLanded(a ArtifactRef) {
+	if w.state.Status.Terminal() || a.Attempt != w.state.Attempt {
+		return
+	}
+	w.state.Artifacts[a.Role] = a
+	w.changed()
+}
+
+func (w *experiment) reviewRequested(r ReviewRequested) {
+	if reviewKind(w.state.Status) != r.Kind {
+		return
+	}
+	w.state.Reviews[r.Kind] = ReviewState{Status: ReviewStatusRequested, RequestID: r.RequestID, Role: r.Role,
+		ExpiresAt: r.ExpiresAt, SnapshotToken: r.SnapshotToken}
+	w.changed()
+}
+
+func (w *experiment) reviewStarted(r ReviewStarted) {
+	cur := w.state.Reviews[r.Kind]
+	if reviewKind(w.state.Status) != r.Kind || cur.RequestID != r.RequestID || cur.Status != ReviewStatusRequested {
+		return
+	}
+	cur.Status = ReviewStatusStarted
+	w.state.Reviews[r.Kind] = cur
+	w.changed()
+}
+
+// reviewVerdict applies a verdict of the current request; the API checked
+// it with gates.RouteVerdict before signalling, so a misfit is ignored.
+func (w *experiment) reviewVerdict(v ReviewVerdict) {
+	cur := w.state.Reviews[v.Kind]
+	if reviewKind(w.state.Status) != v.Kind || cur.RequestID != v.RequestID {
+		return
+	}
+	route, err := gates.RouteVerdict(w.state.Status, v.Verdict, v.ReturnTo)
+	if err != nil {
+		return
+	}
+	if !route.Moves {
+		cur.Status = ReviewStatusPassed
+		w.state.Reviews[v.Kind] = cur
+		w.changed()
+		return
+	}
+	w.state.RevisionContext = &RevisionContext{From: w.state.Status, Verdict: v.Verdict, ReturnTo: string(route.To),
+		Synopsis: v.Synopsis, Notes: v.Notes, RequestID: v.RequestID}
+	w.state.Reviews[v.Kind] = ReviewState{Status: ReviewStatusNone}
+	w.moveByVerdict(v, route)
+}
+
+func (w *experiment) moveByVerdict(v ReviewVerdict, route gates.Route) {
+	w.state.History = append(w.state.History, TransitionRecord{Transition: fmt.Sprintf("review_%s", v.Verdict),
+		From: w.state.Status, To: route.To, Attempt: w.state.Attempt})
+	if route.NewAttempt {
+		w.state.Attempt++
+	}
+	w.state.Status = route.To
+	w.changed()
+}
+
+func (w *experiment) dependencySettled(d DependencySettled) {
+	if _, ok := w.state.Dependencies[d.ExperimentID]; !ok {
+		return
+	}
+	w.state.Dependencies[d.ExperimentID] = d.Status
+	w.changed()
+}
+
+func evidenceString(ev map[string]any, key string) string {
+	if s, ok := ev[key].(string); ok {
+		return s
+	}
+	return ""
+}

@@ -1,0 +1,186 @@
+package gates
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// MaxGatedArtifactBytes caps the artifacts a gate reads.
+const MaxGatedArtifactBytes = 16 << 10
+
+// MaxGraphNodes caps a logic graph.
+const MaxGraphNodes = 16
+
+// Template is the guidance for one gated artifact role.
+type Template struct {
+	Role string `json:"role"`
+	// Path is relative to the experiment folder experiments/<name>/.
+	Path     string `json:"path"`
+	Guidance string `json:"guidance"`
+	Text     string `json:"template"`
+	sections []string
+}
+
+// placeholder marks a template line the agent must replace.
+const placeholder = "TODO:"
+
+// Templates are the gated roles' templates; filling one in (replacing every
+// TODO line) passes the role's check.
+var Templates = map[string]Template{
+	string(EvPlan): {Role: "plan", Path: "plan.md",
+		Guidance: "Write the plan with every section filled in, then artifact.submit it with role plan and upload the bytes.",
+		Text:     "# Plan\n\n## Hypothesis\nTODO: the claim this experiment tests\n\n## Method\nTODO: what you will run, on what data\n\n## Success criteria\nTODO: the measurable outcome that supports or refutes the hypothesis\n\n## Risks\nTODO: what could invalidate the result\n",
+		sections: []string{"Hypothesis", "Method", "Success criteria", "Risks"}},
+	string(EvResult): {Role: "result", Path: "results/metrics.json",
+		Guidance: "Run the experiment and retain its results as a JSON object of metrics (numbers), then artifact.submit it with role result.",
+		Text:     "{\n  \"primary_metric\": 0.0\n}\n"},
+	string(EvReport): {Role: "report", Path: "report.md",
+		Guidance: "Write the results report with every section filled in, then artifact.submit it with role report.",
+		Text:     "# Results report\n\n## Summary\nTODO: one paragraph on what happened\n\n## Results\nTODO: the numbers, with the files they come from\n\n## Conclusion\nTODO: what the results say about the hypothesis\n",
+		sections: []string{"Summary", "Results", "Conclusion"}},
+	string(EvGraph): {Role: "graph", Path: "graph.json",
+		Guidance: "Write the logic graph (a DAG of at most 16 nodes from evidence to conclusion), then artifact.submit it with role graph.",
+		Text:     "{\n  \"nodes\": [\n    {\"id\": \"evidence\", \"label\": \"what was observed\"},\n    {\"id\": \"conclusion\", \"label\": \"what follows\"}\n  ],\n  \"edges\": [\n    {\"from\": \"evidence\", \"to\": \"conclusion\"}\n  ]\n}\n"},
+}
+
+// Gated reports whether role is checked by a gate.
+func Gated(role string) bool { _, ok := Templates[role]; return ok }
+
+// CheckArtifact returns the problems of content for a gated role (none
+// means it passes); other roles always pass.
+func CheckArtifact(role string, content []byte) []string {
+	t, ok := Templates[role]
+	if !ok {
+		return nil
+	}
+	if len(content) > MaxGatedArtifactBytes {
+		return []string{fmt.Sprintf("larger than %d bytes", MaxGatedArtifactBytes)}
+	}
+	switch role {
+	case string(EvResult):
+		var obj map[string]any
+		if err := json.Unmarshal(content, &obj); err != nil {
+			return []string{"results must be a JSON object: " + err.Error()}
+		}
+		if len(obj) == 0 {
+			return []string{"results object is empty"}
+		}
+		return nil
+	case string(EvGraph):
+		return checkGraph(content)
+	default:
+		return checkSections(string(content), t.sections)
+	}
+}
+
+// checkSections wants every "## <section>" heading with a non-empty body
+// and no TODO placeholder left.
+func checkSections(text string, sections []string) []string {
+	var problems []string
+	bodies := map[string]string{}
+	var cur string
+	for _, line := range strings.Split(text, "\n") {
+		if h, ok := strings.CutPrefix(strings.TrimSpace(line), "## "); ok {
+			cur = strings.ToLower(strings.TrimSpace(h))
+			bodies[cur] += " "
+			continue
+		}
+		if cur != "" {
+			bodies[cur] += line + "\n"
+		}
+	}
+	for _, s := range sections {
+		body, ok := bodies[strings.ToLower(s)]
+		if !ok {
+			problems = append(problems, "missing section ## "+s)
+			continue
+		}
+		if strings.TrimSpace(body) == "" {
+			problems = append(problems, "section ## "+s+" is empty")
+		}
+	}
+	if strings.Contains(text, placeholder) {
+		problems = append(problems, "a TODO: placeholder is left unfilled")
+	}
+	return problems
+}
+
+type graphDoc struct {
+	Nodes []struct {
+		ID    string `json:"id"`
+		Label string `json:"label"`
+	} `json:"nodes"`
+	Edges []struct {
+		From string `json:"from"`
+		To   string `json:"to"`
+	} `json:"edges"`
+}
+
+// checkGraph wants a DAG of 1..MaxGraphNodes uniquely named nodes.
+func checkGraph(content []byte) []string {
+	var g graphDoc
+	if err := json.Unmarshal(content, &g); err != nil {
+		return []string{"graph must be JSON {nodes, edges}: " + err.Error()}
+	}
+	if len(g.Nodes) == 0 {
+		return []string{"graph has no nodes"}
+	}
+	if len(g.Nodes) > MaxGraphNodes {
+		return []string{fmt.Sprintf("graph has %d nodes; at most %d", len(g.Nodes), MaxGraphNodes)}
+	}
+	out := map[string][]string{}
+	for _, n := range g.Nodes {
+		if n.ID == "" {
+			return []string{"a node has no id"}
+		}
+		if _, dup := out[n.ID]; dup {
+			return []string{"duplicate node id " + n.ID}
+		}
+		out[n.ID] = nil
+	}
+	for _, e := range g.Edges {
+		_, okF := out[e.From]
+		_, okT := out[e.To]
+		if !okF || !okT {
+			return []string{fmt.Sprintf("edge %s→%s names an unknown node", e.From, e.To)}
+		}
+		out[e.From] = append(out[e.From], e.To)
+	}
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := map[string]int{}
+	var cyclic bool
+	var visit func(string)
+	visit = func(n string) {
+		color[n] = grey
+		for _, m := range out[n] {
+			switch color[m] {
+			case grey:
+				cyclic = true
+			case white:
+				visit(m)
+			}
+		}
+		color[n] = black
+	}
+	for _, n := range g.Nodes {
+		if color[n.ID] == white {
+			visit(n.ID)
+		}
+	}
+	if cyclic {
+		return []string{"graph has a cycle; it must be a DAG"}
+	}
+	return nil
+}
+
+// FilledTemplate returns a template with its placeholders replaced: what a
+// diligent agent would upload. Tests and examples use it.
+func FilledTemplate(role string) string {
+	t := Templates[role]
+	return strings.ReplaceAll(t.Text, placeholder, "Filled:")
+}

@@ -1,0 +1,203 @@
+package gates
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// satisfiedBefore returns facts where every requirement of st before i is met.
+func satisfiedBefore(st Stage, i int) Facts {
+	f := Facts{}
+	for _, r := range st.Requirements[:i] {
+		f[r.Evidence] = Satisfied
+	}
+	return f
+}
+
+func TestTable_EveryRequirementNamesItsGateInOrder(t *testing.T) {
+	for _, st := range Table {
+		for i, r := range st.Requirements {
+			for _, lv := range []Level{Missing, Invalid, Requested, Started} {
+				t.Run(fmt.Sprintf("%s/%s/%d", st.Status, r.Evidence, lv), func(t *testing.T) {
+					f := satisfiedBefore(st, i)
+					f[r.Evidence] = lv
+					d := Evaluate(st.Status, f)
+					wantGate, wantNext := r.Gate, r.NextAction
+					switch {
+					case r.Kind == KindArtifact && lv == Invalid:
+						wantGate, wantNext = string(r.Evidence)+"_invalid", "fix_"+string(r.Evidence)+"_artifact"
+					case r.Kind == KindReview && lv == Started:
+						wantNext = r.WaitAction
+					case r.Kind == KindDependencies && lv == Invalid:
+						wantGate, wantNext = r.InvalidGate, r.InvalidAction
+					}
+					if d.Gate != wantGate || d.NextAction != wantNext {
+						t.Fatalf("gate/next = %s/%s, want %s/%s", d.Gate, d.NextAction, wantGate, wantNext)
+					}
+					if d.MissingEvidence[0] != string(r.Evidence) {
+						t.Fatalf("missing_evidence = %v", d.MissingEvidence)
+					}
+					var be *BlockedError
+					if _, err := Check(st.Status, f, st.Forward.Transition); !errors.As(err, &be) || be.Gate != wantGate {
+						t.Fatalf("forward %s not blocked at %s: %v", st.Forward.Transition, wantGate, err)
+					}
+					for _, side := range st.Side {
+						if _, err := Check(st.Status, f, side); err != nil {
+							t.Fatalf("side transition %s refused: %v", side, err)
+						}
+					}
+					for _, tool := range r.AllowedTools {
+						if !contains(d.AllowedTools, tool) {
+							t.Fatalf("allowed_actions %v lacks %s", d.AllowedTools, tool)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestTable_AllRequirementsMetOpensForward(t *testing.T) {
+	for _, st := range Table {
+		f := satisfiedBefore(st, len(st.Requirements))
+		d := Evaluate(st.Status, f)
+		if d.Gate != st.Forward.Gate || d.NextAction != st.Forward.NextAction || len(d.MissingEvidence) != 0 {
+			t.Errorf("%s: got %+v", st.Status, d)
+		}
+		m, err := Check(st.Status, f, st.Forward.Transition)
+		if err != nil {
+			t.Errorf("%s: forward refused: %v", st.Status, err)
+			continue
+		}
+		if !contains(statusNames(m.From), string(st.Status)) {
+			t.Errorf("%s: move %s does not leave this status", st.Status, m.Name)
+		}
+		// Every other non-side move is refused here.
+		for _, other := range Moves {
+			if other.Name == st.Forward.Transition || contains(st.Side, other.Name) {
+				continue
+			}
+			if _, err := Check(st.Status, f, other.Name); err == nil {
+				t.Errorf("%s: %s allowed but is neither forward nor side", st.Status, other.Name)
+			}
+		}
+	}
+}
+
+func TestTable_TerminalStatusesAllowNothing(t *testing.T) {
+	for _, s := range []Status{Complete, Failed, Abandoned} {
+		d := Evaluate(s, Facts{})
+		if d.Gate != "terminal" || d.NextAction != "none" || len(d.AllowedTools) != 0 {
+			t.Errorf("%s: %+v", s, d)
+		}
+		for _, m := range Moves {
+			if _, err := Check(s, Facts{}, m.Name); err == nil {
+				t.Errorf("%s: %s allowed", s, m.Name)
+			}
+		}
+	}
+}
+
+func TestTable_IsConsistentWithMoves(t *testing.T) {
+	for _, m := range Moves {
+		for _, from := range m.From {
+			if _, ok := StageOf(from); !ok {
+				t.Errorf("move %s leaves %s, which has no stage", m.Name, from)
+			}
+		}
+	}
+	for _, st := range Table {
+		if _, ok := MoveOf(st.Forward.Transition); !ok {
+			t.Errorf("%s forward %s is not a move", st.Status, st.Forward.Transition)
+		}
+	}
+	for alias, name := range Aliases {
+		m, ok := MoveOf(alias)
+		if !ok || m.Name != name {
+			t.Errorf("alias %s does not resolve to %s", alias, name)
+		}
+	}
+	if _, err := Check(Planned, Facts{}, "fly"); err == nil {
+		t.Error("unknown transition accepted")
+	}
+}
+
+func TestRouteVerdict_EveryCase(t *testing.T) {
+	cases := []struct {
+		status      Status
+		verdict, to string
+		want        Route
+		errField    string
+	}{
+		{DesignReview, "pass", "", Route{}, ""},
+		{DesignReview, "pass", "planned", Route{}, "return_to"},
+		{DesignReview, "needs_changes", "", Route{Moves: true, To: Planned}, ""},
+		{DesignReview, "needs_changes", "planned", Route{Moves: true, To: Planned}, ""},
+		{DesignReview, "fail", "running", Route{}, "return_to"},
+		{ExperimentReview, "pass", "", Route{}, ""},
+		{ExperimentReview, "needs_changes", "planned", Route{Moves: true, To: Planned, NewAttempt: true}, ""},
+		{ExperimentReview, "needs_changes", "running", Route{Moves: true, To: Running}, ""},
+		{ExperimentReview, "fail", "planned", Route{Moves: true, To: Planned, NewAttempt: true}, ""},
+		{ExperimentReview, "fail", "", Route{}, "return_to"},
+		{ExperimentReview, "needs_changes", "reflecting", Route{}, "return_to"},
+		{ExperimentReview, "maybe", "", Route{}, "verdict"},
+		{Running, "pass", "", Route{}, "verdict"},
+	}
+	for _, c := range cases {
+		got, err := RouteVerdict(c.status, c.verdict, c.to)
+		var ve *VerdictError
+		if c.errField != "" {
+			if !errors.As(err, &ve) || ve.Field != c.errField {
+				t.Errorf("%+v: err %v, want field %s", c, err, c.errField)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%+v: got %+v, %v", c, got, err)
+		}
+	}
+}
+
+func TestCheckArtifact_FilledTemplatesPassRawOnesFail(t *testing.T) {
+	for role := range Templates {
+		if p := CheckArtifact(role, []byte(FilledTemplate(role))); len(p) != 0 {
+			t.Errorf("%s: filled template fails: %v", role, p)
+		}
+	}
+	for _, role := range []string{"plan", "report"} {
+		if p := CheckArtifact(role, []byte(Templates[role].Text)); len(p) == 0 {
+			t.Errorf("%s: unfilled template passes", role)
+		}
+	}
+	if p := CheckArtifact("plan", []byte("# Plan\n## Hypothesis\nx\n")); len(p) < 3 {
+		t.Errorf("plan lacking sections: %v", p)
+	}
+	cyc := `{"nodes":[{"id":"a"},{"id":"b"}],"edges":[{"from":"a","to":"b"},{"from":"b","to":"a"}]}`
+	if p := CheckArtifact("graph", []byte(cyc)); len(p) == 0 || !strings.Contains(p[0], "cycle") {
+		t.Errorf("cyclic graph: %v", p)
+	}
+	var nodes []string
+	for i := 0; i <= MaxGraphNodes; i++ {
+		nodes = append(nodes, fmt.Sprintf(`{"id":"n%d"}`, i))
+	}
+	big := `{"nodes":[` + strings.Join(nodes, ",") + `],"edges":[]}`
+	if p := CheckArtifact("graph", []byte(big)); len(p) == 0 {
+		t.Error("17-node graph passes")
+	}
+	if p := CheckArtifact("result", []byte(`[1]`)); len(p) == 0 {
+		t.Error("non-object results pass")
+	}
+	if p := CheckArtifact("notes", []byte("anything")); len(p) != 0 {
+		t.Error("ungated role checked")
+	}
+}
+
+func statusNames(ss []Status) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, string(s))
+	}
+	return out
+}

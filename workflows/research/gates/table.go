@@ -1,0 +1,199 @@
+package gates
+
+// Status is an experiment's lifecycle status.
+type Status string
+
+// Experiment statuses.
+const (
+	Planned          Status = "planned"
+	DesignReview     Status = "design_review"
+	ReadyToRun       Status = "ready_to_run"
+	Running          Status = "running"
+	ExperimentReview Status = "experiment_review"
+	Complete         Status = "complete"
+	Failed           Status = "failed"
+	Abandoned        Status = "abandoned"
+)
+
+// Terminal reports whether no transition leaves s.
+func (s Status) Terminal() bool { return s == Complete || s == Failed || s == Abandoned }
+
+// Evidence names one thing a requirement needs.
+type Evidence string
+
+// Evidence an experiment's gates check.
+const (
+	EvPlan             Evidence = "plan"
+	EvResult           Evidence = "result"
+	EvReport           Evidence = "report"
+	EvGraph            Evidence = "graph"
+	EvDependencies     Evidence = "dependencies"
+	EvDesignReview     Evidence = "design_review"
+	EvExperimentReview Evidence = "experiment_review"
+)
+
+// Kind says how a requirement's evidence is judged and reported.
+type Kind int
+
+const (
+	// KindArtifact is an uploaded artifact of a role that must pass its check.
+	KindArtifact Kind = iota
+	// KindReview is a review whose pass, pinned to the current snapshot, is needed.
+	KindReview
+	// KindDependencies is the settled state of the experiments this one depends on.
+	KindDependencies
+)
+
+// Requirement is one row of a status: while Evidence is not satisfied the
+// experiment sits at Gate with NextAction, and may call AllowedTools.
+type Requirement struct {
+	Evidence     Evidence
+	Kind         Kind
+	Gate         string
+	NextAction   string
+	AllowedTools []string
+	// WaitAction is the next action of a review row once the review started.
+	WaitAction string
+	// InvalidGate and InvalidAction describe a dependencies row whose
+	// evidence failed (an artifact row derives them from its role).
+	InvalidGate, InvalidAction string
+}
+
+// Forward is what a status offers once every requirement is satisfied.
+type Forward struct {
+	Transition   string
+	Gate         string
+	NextAction   string
+	AllowedTools []string
+}
+
+// Stage is one open status of the machine.
+type Stage struct {
+	Status       Status
+	Requirements []Requirement
+	Forward      Forward
+	// Side lists transitions allowed at any gate of the status.
+	Side []string
+}
+
+// Transition names.
+const (
+	TSubmitDesign    = "submit_design"
+	TMarkReadyToRun  = "mark_ready_to_run"
+	TStartRunning    = "start_running"
+	TSubmitResults   = "submit_results"
+	TRetryRunning    = "retry_running"
+	TComplete        = "complete"
+	TAbandon         = "abandon"
+	TMarkFailed      = "mark_failed"
+	toolTransition   = "experiment.transition"
+	toolArtifact     = "artifact.submit"
+	toolReviewReq    = "review.request"
+	toolReviewStatus = "review.status"
+	toolStatus       = "workflow.status_and_next"
+)
+
+var sandboxTools = []string{"sandbox.request", "sandbox.attach", "sandbox.runs", "sandbox.terminal", "sandbox.pull_outputs"}
+
+// Table is the experiment gate machine. Adding a gate is adding a row.
+var Table = []Stage{
+	{
+		Status: Planned,
+		Requirements: []Requirement{
+			{Evidence: EvPlan, Kind: KindArtifact, Gate: "plan_required", NextAction: "write_and_submit_plan", AllowedTools: []string{toolArtifact}},
+		},
+		Forward: Forward{Transition: TSubmitDesign, Gate: "design_review_required", NextAction: "submit_design_for_review", AllowedTools: []string{toolTransition}},
+		Side:    []string{TAbandon, TMarkFailed},
+	},
+	{
+		Status: DesignReview,
+		Requirements: []Requirement{
+			{Evidence: EvDesignReview, Kind: KindReview, Gate: string(DesignReview), NextAction: "launch_design_reviewer", WaitAction: "wait_for_design_review", AllowedTools: []string{toolReviewReq, toolReviewStatus}},
+		},
+		Forward: Forward{Transition: TMarkReadyToRun, Gate: "design_review_passed", NextAction: "mark_ready_to_run", AllowedTools: []string{toolTransition}},
+		Side:    []string{TAbandon, TMarkFailed},
+	},
+	{
+		Status: ReadyToRun,
+		Requirements: []Requirement{
+			{Evidence: EvDependencies, Kind: KindDependencies, Gate: "dependencies_pending", NextAction: "wait_for_dependencies", AllowedTools: []string{toolStatus},
+				InvalidGate: "dependency_failed", InvalidAction: "abandon_experiment"},
+		},
+		Forward: Forward{Transition: TStartRunning, Gate: "execution_ready", NextAction: "start_running", AllowedTools: append(sandboxTools[:2:2], toolTransition)},
+		Side:    []string{TAbandon, TMarkFailed},
+	},
+	{
+		Status: Running,
+		Requirements: []Requirement{
+			{Evidence: EvResult, Kind: KindArtifact, Gate: "execution_ready", NextAction: "run_experiment_and_retain_results", AllowedTools: append(append([]string{}, sandboxTools...), toolArtifact, toolTransition)},
+			{Evidence: EvReport, Kind: KindArtifact, Gate: "results_report_required", NextAction: "write_and_submit_results_report", AllowedTools: []string{toolArtifact}},
+			{Evidence: EvGraph, Kind: KindArtifact, Gate: "logic_graph_required", NextAction: "write_and_submit_logic_graph", AllowedTools: []string{toolArtifact}},
+		},
+		Forward: Forward{Transition: TSubmitResults, Gate: "experiment_review_required", NextAction: "submit_results_for_review", AllowedTools: []string{toolTransition}},
+		Side:    []string{TRetryRunning, TAbandon, TMarkFailed},
+	},
+	{
+		Status: ExperimentReview,
+		Requirements: []Requirement{
+			{Evidence: EvExperimentReview, Kind: KindReview, Gate: string(ExperimentReview), NextAction: "launch_experiment_reviewer", WaitAction: "wait_for_experiment_review", AllowedTools: []string{toolReviewReq, toolReviewStatus}},
+		},
+		Forward: Forward{Transition: TComplete, Gate: "experiment_review_passed", NextAction: "complete_experiment", AllowedTools: []string{toolTransition}},
+		Side:    []string{TAbandon, TMarkFailed},
+	},
+}
+
+// Move is where a transition takes an experiment.
+type Move struct {
+	Name string
+	From []Status // nil: every open status
+	To   Status
+	// NewAttempt starts a new attempt (attempt_index + 1).
+	NewAttempt bool
+}
+
+// Moves lists every transition.
+var Moves = []Move{
+	{Name: TSubmitDesign, From: []Status{Planned}, To: DesignReview},
+	{Name: TMarkReadyToRun, From: []Status{DesignReview}, To: ReadyToRun},
+	{Name: TStartRunning, From: []Status{ReadyToRun}, To: Running},
+	{Name: TSubmitResults, From: []Status{Running}, To: ExperimentReview},
+	{Name: TRetryRunning, From: []Status{Running}, To: Running},
+	{Name: TComplete, From: []Status{ExperimentReview}, To: Complete},
+	{Name: TAbandon, To: Abandoned},
+	{Name: TMarkFailed, To: Failed},
+}
+
+// Aliases maps next_action words accepted as transition names.
+var Aliases = map[string]string{
+	"submit_design_for_review":  TSubmitDesign,
+	"submit_results_for_review": TSubmitResults,
+	"complete_experiment":       TComplete,
+	"abandon_experiment":        TAbandon,
+	"mark_experiment_failed":    TMarkFailed,
+}
+
+// ReviewEvidence maps a review status to the review evidence it waits for.
+var ReviewEvidence = map[Status]Evidence{DesignReview: EvDesignReview, ExperimentReview: EvExperimentReview}
+
+// StageOf returns the stage of an open status.
+func StageOf(s Status) (Stage, bool) {
+	for _, st := range Table {
+		if st.Status == s {
+			return st, true
+		}
+	}
+	return Stage{}, false
+}
+
+// MoveOf resolves a transition name or alias.
+func MoveOf(name string) (Move, bool) {
+	if a, ok := Aliases[name]; ok {
+		name = a
+	}
+	for _, m := range Moves {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Move{}, false
+}

@@ -1,0 +1,164 @@
+package research
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/gatehouse/gatehouse/workflows/research/gates"
+)
+
+// ExperimentInput starts an experiment workflow.
+type ExperimentInput struct {
+	ProjectID    string   `json:"project_id"`
+	ExperimentID string   `json:"experiment_id"`
+	Name         string   `json:"name"`
+	DependsOn    []string `json:"depends_on,omitempty"`
+}
+
+// ArtifactRef is an uploaded artifact as the workflow knows it.
+type ArtifactRef struct {
+	ArtifactID string   `json:"artifact_id"`
+	Role       string   `json:"role"`
+	Path       string   `json:"path"`
+	Attempt    int      `json:"attempt_index"`
+	SHA256     string   `json:"sha256"`
+	Size       int64    `json:"size_bytes"`
+	Valid      bool     `json:"valid"`
+	Problems   []string `json:"problems,omitempty"`
+}
+
+// Review states.
+const (
+	ReviewStatusNone      = "none"
+	ReviewStatusRequested = "requested"
+	ReviewStatusStarted   = "started"
+	ReviewStatusPassed    = "passed"
+)
+
+// ReviewState is the latest review of one kind (design, experiment).
+type ReviewState struct {
+	Status        string    `json:"status"`
+	RequestID     string    `json:"request_id,omitempty"`
+	Role          string    `json:"role,omitempty"`
+	ExpiresAt     time.Time `json:"expires_at,omitempty"`
+	SnapshotToken string    `json:"snapshot_token,omitempty"`
+}
+
+// RevisionContext says why an experiment went back.
+type RevisionContext struct {
+	From      gates.Status `json:"from"`
+	Verdict   string       `json:"verdict,omitempty"`
+	ReturnTo  string       `json:"return_to,omitempty"`
+	Synopsis  string       `json:"synopsis,omitempty"`
+	Notes     string       `json:"notes,omitempty"`
+	Reason    string       `json:"reason,omitempty"`
+	RequestID string       `json:"review_request_id,omitempty"`
+}
+
+// TransitionRecord is one sealed status change.
+type TransitionRecord struct {
+	Transition string       `json:"transition"`
+	From       gates.Status `json:"from"`
+	To         gates.Status `json:"to"`
+	Attempt    int          `json:"attempt_index"`
+	Sealed     []string     `json:"sealed_artifact_ids"`
+	At         time.Time    `json:"at"`
+}
+
+// ExperimentState is the workflow's state, returned by StateQuery.
+type ExperimentState struct {
+	ProjectID       string                  `json:"project_id"`
+	ExperimentID    string                  `json:"experiment_id"`
+	Name            string                  `json:"name"`
+	Status          gates.Status            `json:"status"`
+	Attempt         int                     `json:"attempt_index"`
+	Revision        int                     `json:"revision"`
+	Artifacts       map[string]ArtifactRef  `json:"artifacts"`
+	Reviews         map[string]ReviewState  `json:"reviews"`
+	Dependencies    map[string]gates.Status `json:"dependencies,omitempty"`
+	RevisionContext *RevisionContext        `json:"revision_context,omitempty"`
+	Conclusion      string                  `json:"conclusion,omitempty"`
+	History         []TransitionRecord      `json:"history"`
+}
+
+// reviewKind maps review statuses to the key of Reviews.
+func reviewKind(s gates.Status) string {
+	switch s {
+	case gates.DesignReview:
+		return "design"
+	case gates.ExperimentReview:
+		return "experiment"
+	}
+	return ""
+}
+
+// ReviewKindOf returns the review kind pending at a status ("" if none).
+func ReviewKindOf(s gates.Status) string { return reviewKind(s) }
+
+// SnapshotToken fingerprints what a reviewer sees: status, attempt and the
+// current artifacts. A review passes only on the snapshot it was requested for.
+func (s *ExperimentState) SnapshotToken() string {
+	h := sha256.New()
+	h.Write([]byte(string(s.Status) + "|" + strconv.Itoa(s.Attempt)))
+	roles := make([]string, 0, len(s.Artifacts))
+	for r := range s.Artifacts {
+		roles = append(roles, r)
+	}
+	sort.Strings(roles)
+	for _, r := range roles {
+		a := s.Artifacts[r]
+		h.Write([]byte("|" + r + "=" + a.ArtifactID + ":" + a.SHA256))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// Facts derives the gate machine's evidence levels from the state.
+func (s *ExperimentState) Facts() gates.Facts {
+	f := gates.Facts{}
+	for role, a := range s.Artifacts {
+		if a.Attempt != s.Attempt {
+			continue
+		}
+		if a.Valid {
+			f[gates.Evidence(role)] = gates.Satisfied
+		} else {
+			f[gates.Evidence(role)] = gates.Invalid
+		}
+	}
+	if len(s.Dependencies) > 0 {
+		lv := gates.Satisfied
+		for _, st := range s.Dependencies {
+			switch st {
+			case gates.Complete:
+			case gates.Failed, gates.Abandoned:
+				lv = gates.Invalid
+			default:
+				if lv == gates.Satisfied {
+					lv = gates.Missing
+				}
+			}
+		}
+		f[gates.EvDependencies] = lv
+	}
+	if kind := reviewKind(s.Status); kind != "" {
+		ev := gates.ReviewEvidence[s.Status]
+		r := s.Reviews[kind]
+		switch r.Status {
+		case ReviewStatusRequested:
+			f[ev] = gates.Requested
+		case ReviewStatusStarted:
+			f[ev] = gates.Started
+		case ReviewStatusPassed:
+			if r.SnapshotToken == s.SnapshotToken() {
+				f[ev] = gates.Satisfied
+			}
+		}
+	}
+	return f
+}
+
+// Decision evaluates the current gate.
+func (s *ExperimentState) Decision() gates.Decision { return gates.Evaluate(s.Status, s.Facts()) }
