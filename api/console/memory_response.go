@@ -13,14 +13,17 @@ type memoryResponse struct {
 	body   bytes.Buffer
 }
 
+// Header returns the response headers.
 func (m *memoryResponse) Header() http.Header { return m.header }
 
+// WriteHeader records the first status written.
 func (m *memoryResponse) WriteHeader(status int) {
 	if m.status == 0 {
 		m.status = status
 	}
 }
 
+// Write appends to the body (status 200 unless one was written).
 func (m *memoryResponse) Write(b []byte) (int, error) {
 	if m.status == 0 {
 		m.status = http.StatusOK

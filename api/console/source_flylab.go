@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/converter"
@@ -195,19 +196,28 @@ func (f *flylabSource) FlyLabSessions(ctx context.Context) ([]FlyLabSession, err
 	if err != nil {
 		return nil, err
 	}
-	out := make([]FlyLabSession, 0, len(rows))
-	for _, r := range rows {
-		s := FlyLabSession{ID: r.ID, UpdatedAt: r.CreatedAt, WorkflowID: flywf.SessionWorkflowID(r.ID), Status: "owner " + r.OwnerName}
-		if st, err := f.sessionState(ctx, r.ID); err == nil {
-			s.StateRevision, s.Artifacts = st.Revision, sessionArtifacts(st)
-			if st.Experiment != nil {
-				s.Status = "experiment " + st.Experiment.Status
+	out := make([]FlyLabSession, len(rows))
+	// Each session's state is a query of its workflow; ask a few at a time.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, r := range rows {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			s := FlyLabSession{ID: r.ID, UpdatedAt: r.CreatedAt, WorkflowID: flywf.SessionWorkflowID(r.ID), Status: "owner " + r.OwnerName}
+			if st, err := f.sessionState(ctx, r.ID); err == nil {
+				s.StateRevision, s.Artifacts = st.Revision, sessionArtifacts(st)
+				if st.Experiment != nil {
+					s.Status = "experiment " + st.Experiment.Status
+				}
+			} else {
+				s.Status = "state unavailable"
 			}
-		} else {
-			s.Status = "state unavailable"
-		}
-		out = append(out, s)
+			out[i] = s
+		}()
 	}
+	wg.Wait()
 	return out, nil
 }
 

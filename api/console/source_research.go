@@ -100,3 +100,6 @@ func (r *researchSource) ResearchExperiments(ctx context.Context) ([]ResearchExp
 	}
 	return out, nil
 }
+
+// The research service is what the adapter calls in production.
+var _ humanReviewer = (*research.Service)(nil)

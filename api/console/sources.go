@@ -36,12 +36,18 @@ var (
 // Sources are the domain data the console shows; nil fields are domains not
 // available in this deployment.
 type Sources struct {
-	Approvals   ApprovalSource
-	Reviews     ReviewSource
-	Rollouts    RolloutSource
-	Sessions    FlyLabSessionSource
+	// Approvals is FlyLab's operator gate (the Approvals page).
+	Approvals ApprovalSource
+	// Reviews are research human reviews (the Reviews page).
+	Reviews ReviewSource
+	// Rollouts is the flywheel queue (the Rollouts pages).
+	Rollouts RolloutSource
+	// Sessions are FlyLab page sessions (the Sessions page).
+	Sessions FlyLabSessionSource
+	// Experiments are research experiments (the Sessions page).
 	Experiments ResearchExperimentSource
-	Evidence    EvidenceSource
+	// Evidence is FlyLab's evidence ledger (the Evidence pages).
+	Evidence EvidenceSource
 }
 
 // ApprovalSource lists FlyLab experiments waiting for the operator gate and

@@ -30,6 +30,7 @@ wins over the environment.`,
 		root.PersistentFlags().String(flagName(v.Name), "", v.Help+envHint(v))
 	}
 	root.AddCommand(newDevCommand(), newAPICommand(), newWorkerCommand(), newMigrateCommand(), newVersionCommand(), newKeysCommand())
+	root.AddCommand(newRunnerCommand())
 	return root
 }
 

@@ -93,3 +93,40 @@ func consoleHumanGate(t *testing.T, s *Stack, key string) map[string]any {
 	}
 	return gate
 }
+
+// consoleFollowNextActions runs the session forward by calling exactly the
+// next_action inspect_flylab_state names (run → analyze → compare → save),
+// until the lineage is saved; it returns the evidence bundle id.
+func consoleFollowNextActions(t *testing.T, s *Stack, key string) string {
+	t.Helper()
+	for range 8 {
+		insp := consoleTool(t, s, key, "inspect_flylab_state", map[string]any{})
+		ac, _ := consoleData(insp)["agent_context"].(map[string]any)
+		next, _ := ac["next_action"].(map[string]any)
+		if next["kind"] == "complete" {
+			refs, _ := next["input_refs"].(map[string]any)
+			id, _ := refs["evidence_bundle_id"].(string)
+			return id
+		}
+		if next["kind"] != "tool" {
+			t.Fatalf("next action is %v, want a tool call", next)
+		}
+		tool, _ := next["name"].(string)
+		args, _ := next["arguments"].(map[string]any)
+		if _, ok := args["operation_id"]; ok {
+			args["operation_id"] = "console-e2e-" + tool
+		}
+		consoleTool(t, s, key, tool, args)
+	}
+	t.Fatal("the session did not reach a saved evidence bundle in 8 steps")
+	return ""
+}
+
+// consoleApproveOverREST approves through the operator endpoint.
+func consoleApproveOverREST(t *testing.T, s *Stack, expID, hash string) {
+	t.Helper()
+	r := s.Do(t, http.MethodPost, "/operator/v1/flylab/experiments/"+expID+"/approve", s.OperatorToken, map[string]any{"protocol_hash": hash})
+	if r.Status != http.StatusOK {
+		t.Fatalf("approve over REST: %d %s", r.Status, truncate(r.Body))
+	}
+}

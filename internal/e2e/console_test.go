@@ -113,6 +113,81 @@ func TestConsole_BrowserApprovesAPendingFlyLabExperiment(t *testing.T) {
 	}
 }
 
+// TestConsole_BrowserShowsEvidenceAndSessions saves a real evidence bundle
+// through the FlyLab tools, then opens it in the console: one SVG path per
+// run coloured by condition, the metric panel, a working export download,
+// and the session with its artifact manifest on the sessions page.
+func TestConsole_BrowserShowsEvidenceAndSessions(t *testing.T) {
+	chromium := consoleChromium(t)
+	s := Shared(t)
+	agent := consoleMintAgentKey(t, s)
+	expID, hash := consoleDesignExperiment(t, s, agent)
+	consoleApproveOverREST(t, s, expID, hash)
+	bundleID := consoleFollowNextActions(t, s, agent)
+	if bundleID == "" {
+		t.Fatal("no evidence bundle id after save_fly_evidence")
+	}
+
+	bctx := consoleBrowser(t, chromium)
+	consoleSignIn(t, bctx, s)
+	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(bctx, 30*time.Second)
+		defer cancel()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	run("open the evidence list", chromedp.Navigate(s.APIURL+"/console/evidence"),
+		chromedp.Click(chromedp.CSS(`a[href="/console/evidence/`+bundleID+`"]`)),
+		chromedp.WaitVisible(chromedp.CSS("svg#trajectories")))
+	paths, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](
+		`Array.from(document.querySelectorAll("svg#trajectories path.run")).map(p => p.dataset.condition + "=" + p.getAttribute("stroke"))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	colour := map[string]string{}
+	for _, p := range paths {
+		cond, stroke, _ := strings.Cut(p, "=")
+		if c, seen := colour[cond]; seen && c != stroke {
+			t.Fatalf("condition %s drawn in %s and %s", cond, c, stroke)
+		}
+		colour[cond] = stroke
+	}
+	if len(paths) < 2*len(colour) || len(colour) < 3 {
+		t.Fatalf("%d run paths over %d conditions; want every replicate of every condition", len(paths), len(colour))
+	}
+	bars, err := chromedp.Run(bctx, chromedp.Evaluate[int](`document.querySelectorAll("svg.metric rect.bar").length`))
+	if err != nil || bars == 0 {
+		t.Fatalf("metric panel has %d bars (%v)", bars, err)
+	}
+	consoleScreenshot(t, bctx, "console-evidence")
+	schema, err := chromedp.Run(bctx, chromedp.Evaluate[string](
+		`fetch(document.getElementById("export-link").href).then(r => r.json()).then(j => j.schema + "/" + j.bundle.id)`,
+		chromedp.EvalAwaitPromise))
+	if err != nil || schema != "flylab.evidence-export/"+bundleID {
+		t.Fatalf("export download gave %q (%v)", schema, err)
+	}
+
+	run("open the sessions page", chromedp.Navigate(s.APIURL+"/console/sessions"), chromedp.WaitVisible(chromedp.CSS("table.manifest")))
+	consoleExpectText(t, bctx, "main", bundleID)
+	consoleExpectText(t, bctx, "main", expID)
+}
+
+// consoleSignIn signs the browser in with the stack's operator token.
+func consoleSignIn(t *testing.T, bctx context.Context, s *Stack) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(bctx, 30*time.Second)
+	defer cancel()
+	err := chromedp.Do(ctx, chromedp.Navigate(s.APIURL+"/console/signin"),
+		chromedp.SendKeys(chromedp.CSS("#token"), s.OperatorToken),
+		chromedp.Click(chromedp.CSS("form.signin button[type=submit]")),
+		chromedp.WaitVisible(chromedp.CSS("nav")))
+	if err != nil {
+		t.Fatalf("sign in: %v", err)
+	}
+}
+
 // consoleChromium finds Chromium: missing, the test fails under CI and is
 // skipped elsewhere.
 func consoleChromium(t *testing.T) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -117,6 +118,9 @@ func dig(v any, keys ...string) any {
 	}
 	return v
 }
+
+// uniq makes a project name unique per run, so tests rerun on one stack.
+func uniq(name string) string { return fmt.Sprintf("%s-%x", name, time.Now().UnixNano()) }
 
 func str(v any) string { s, _ := v.(string); return s }
 

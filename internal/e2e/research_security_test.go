@@ -13,7 +13,7 @@ import (
 // researchProject creates a project with the operator credential.
 func researchProject(t *testing.T, op *researchAgent, name string) string {
 	t.Helper()
-	id := str(dig(op.must("project", map[string]any{"action": "create", "name": name}), "project", "id"))
+	id := str(dig(op.must("project", map[string]any{"action": "create", "name": uniq(name)}), "project", "id"))
 	if id == "" {
 		t.Fatalf("project %s has no id", name)
 	}

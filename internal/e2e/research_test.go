@@ -101,7 +101,7 @@ func runReview(t *testing.T, agent *researchAgent, projectID, expID, role string
 func TestResearch_AgentDrivesExperimentToCompleteThroughMCP(t *testing.T) {
 	s := Shared(t)
 	op := connectResearch(t, s, s.OperatorToken)
-	proj := op.must("project", map[string]any{"action": "create", "name": "e2e-agent"})
+	proj := op.must("project", map[string]any{"action": "create", "name": uniq("e2e-agent")})
 	projectID := str(dig(proj, "project", "id"))
 	if projectID == "" || proj["created"] != true {
 		t.Fatalf("project create: %v", proj)

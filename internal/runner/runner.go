@@ -129,7 +129,7 @@ func sleep(ctx context.Context, d time.Duration) {
 func heartbeatEvery(r RolloutRequest, leaseS float64, claimedAt time.Time) time.Duration {
 	remaining := time.Duration(leaseS * float64(time.Second))
 	if r.LeaseExpiresTS != nil {
-		remaining = time.Until(time.UnixMicro(int64(*r.LeaseExpiresTS * 1e6))) + time.Since(claimedAt)
+		remaining = time.Until(time.UnixMicro(int64(*r.LeaseExpiresTS*1e6))) + time.Since(claimedAt)
 	}
 	if remaining <= 0 {
 		remaining = 30 * time.Second

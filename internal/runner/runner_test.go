@@ -31,7 +31,7 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		for _, in := range f.queue {
 			exp := float64(time.Now().Add(900*time.Millisecond).UnixMicro()) / 1e6
 			rs = append(rs, map[string]any{"rollout_id": "ro_" + in, "turn_input": in, "llm_url": "http://llm.test/llm/lg_x/v1",
-				"api_key": "rk_" + in, "artifacts_dir": "rollouts/ro_" + in + "/artifacts", "deadline_ts": float64(time.Now().Add(3*time.Second).Unix()),
+				"api_key": "rk_" + in, "artifacts_dir": "rollouts/ro_" + in + "/artifacts", "deadline_ts": float64(time.Now().Add(3 * time.Second).Unix()),
 				"lease_token": "lt_" + in, "lease_expires_ts": exp})
 		}
 		f.queue = nil

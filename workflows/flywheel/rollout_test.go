@@ -68,7 +68,9 @@ func newHarness(t *testing.T, maxAttempts int64) *harness {
 func (h *harness) at(d time.Duration, fn func()) { h.env.RegisterDelayedCallback(fn, d) }
 
 func (h *harness) grant(d time.Duration, epoch int64, lease time.Duration) {
-	h.at(d, func() { h.env.SignalWorkflow(LeaseSignal, LeaseUpdate{Epoch: epoch, ExpiresAt: h.env.Now().Add(lease)}) })
+	h.at(d, func() {
+		h.env.SignalWorkflow(LeaseSignal, LeaseUpdate{Epoch: epoch, ExpiresAt: h.env.Now().Add(lease)})
+	})
 }
 
 // heartbeat lands in the database and then signals, as the API does.

@@ -56,7 +56,7 @@ func (w *experiment) setup(ctx workflow.Context) error {
 	receive(ctx, ArtifactLandedSignal, w.artifactLanded)
 	receive(ctx, ReviewRequestedSignal, w.reviewRequested)
 	receive(ctx, ReviewStartedSignal, w.reviewStarted)
-	receive(ctx, ReviewVerdictSignal, w.reviewVerdict)
+	receive(ctx, ReviewVerdictSignal, func(v ReviewVerdict) { w.reviewVerdict(workflow.Now(ctx), v) })
 	receive(ctx, DependencySettledSignal, w.dependencySettled)
 	return workflow.UpsertTypedSearchAttributes(ctx, platform.KindKey.ValueSet(KindExperiment),
 		platform.ProjectKey.ValueSet(w.state.ProjectID))
@@ -194,7 +194,7 @@ func (w *experiment) reviewStarted(r ReviewStarted) {
 
 // reviewVerdict applies a verdict of the current request; the API checked
 // it with gates.RouteVerdict before signalling, so a misfit is ignored.
-func (w *experiment) reviewVerdict(v ReviewVerdict) {
+func (w *experiment) reviewVerdict(now time.Time, v ReviewVerdict) {
 	cur := w.state.Reviews[v.Kind]
 	if reviewKind(w.state.Status) != v.Kind || cur.RequestID != v.RequestID {
 		return
@@ -212,12 +212,12 @@ func (w *experiment) reviewVerdict(v ReviewVerdict) {
 	w.state.RevisionContext = &RevisionContext{From: w.state.Status, Verdict: v.Verdict, ReturnTo: string(route.To),
 		Synopsis: v.Synopsis, Notes: v.Notes, RequestID: v.RequestID}
 	w.state.Reviews[v.Kind] = ReviewState{Status: ReviewStatusNone}
-	w.moveByVerdict(v, route)
+	w.moveByVerdict(now, v, route)
 }
 
-func (w *experiment) moveByVerdict(v ReviewVerdict, route gates.Route) {
+func (w *experiment) moveByVerdict(now time.Time, v ReviewVerdict, route gates.Route) {
 	w.state.History = append(w.state.History, TransitionRecord{Transition: fmt.Sprintf("review_%s", v.Verdict),
-		From: w.state.Status, To: route.To, Attempt: w.state.Attempt})
+		From: w.state.Status, To: route.To, Attempt: w.state.Attempt, At: now})
 	if route.NewAttempt {
 		w.state.Attempt++
 	}

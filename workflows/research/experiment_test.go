@@ -55,7 +55,7 @@ func TestExperiment_DesignReviewRejectionsReturnToPlanned(t *testing.T) {
 				transition(gates.TSubmitDesign, nil).expect(gates.DesignReview, gate(string(gates.DesignReview)), 0).
 				transition(gates.TAbandon, nil)
 			st := h.run(input)
-			if st.Status != gates.Abandoned || st.History[1].Transition != "review_"+c.verdict {
+			if st.Status != gates.Abandoned || st.History[1].Transition != "review_"+c.verdict || st.History[1].At.IsZero() {
 				t.Fatalf("final %+v", st)
 			}
 		})

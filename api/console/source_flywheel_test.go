@@ -1,0 +1,87 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/gatehouse/gatehouse/api/flywheel"
+	fwmodels "github.com/gatehouse/gatehouse/models/flywheel"
+	"github.com/gatehouse/gatehouse/models/modelstest"
+)
+
+// fakeFlywheelTemporal records cancel signals; ended rollouts answer
+// NotFound as a closed workflow does.
+type fakeFlywheelTemporal struct {
+	signals []string
+	ended   map[string]bool
+}
+
+func (f *fakeFlywheelTemporal) ExecuteWorkflow(context.Context, client.StartWorkflowOptions, any, ...any) (client.WorkflowRun, error) {
+	return nil, errors.New("not used")
+}
+
+func (f *fakeFlywheelTemporal) SignalWorkflow(_ context.Context, workflowID, _, name string, _ any) error {
+	if f.ended[workflowID] {
+		return serviceerror.NewNotFound("workflow execution already completed")
+	}
+	f.signals = append(f.signals, workflowID+" "+name)
+	return nil
+}
+
+func TestFlywheelSource_OverviewDetailAndCancelGoThroughTheFlywheel(t *testing.T) {
+	t.Parallel()
+	db := modelstest.SQLite(t)
+	ctx := context.Background()
+	for _, id := range []string{"ro_a", "ro_b"} {
+		if _, _, err := fwmodels.Enqueue(ctx, db, fwmodels.NewRollout{ID: id, TurnInput: "hi", DeadlineAt: time.Now().Add(time.Hour), MaxAttempts: 3}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tc := &fakeFlywheelTemporal{ended: map[string]bool{"rollout/ro_b": true}}
+	h, err := flywheel.New(db, tc, slog.New(slog.NewTextHandler(io.Discard, nil)), flywheel.Options{TaskQueue: "q"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := newFlywheelSource(db, h)
+
+	counts, rows, err := src.RolloutOverview(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts.Queued != 2 || len(rows) != 2 || rows[0].State != "queued" || rows[0].OnPolicy != nil {
+		t.Fatalf("overview: %+v %+v", counts, rows)
+	}
+	d, err := src.Rollout(ctx, "ro_a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.ID != "ro_a" || d.WorkflowID != "rollout/ro_a" || d.Finished || len(d.Leases) != 0 {
+		t.Fatalf("detail: %+v", d)
+	}
+	if _, err := src.Rollout(ctx, "ro_zzz"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown rollout: %v, want ErrNotFound", err)
+	}
+	if err := src.CancelRollout(ctx, Operator{Name: "olga"}, "ro_a", ""); err != nil {
+		t.Fatal(err)
+	}
+	if len(tc.signals) != 1 || !strings.HasPrefix(tc.signals[0], "rollout/ro_a ") {
+		t.Fatalf("cancel signals: %v", tc.signals)
+	}
+	if err := src.CancelRollout(ctx, Operator{}, "ro_b", ""); !errors.Is(err, ErrConflict) {
+		t.Fatalf("cancel of an ended rollout: %v, want ErrConflict", err)
+	}
+	if err := src.CancelRollout(ctx, Operator{}, "ro_zzz", ""); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("cancel of an unknown rollout: %v, want ErrNotFound", err)
+	}
+	if len(tc.signals) != 1 {
+		t.Fatalf("refused cancels signalled: %v", tc.signals)
+	}
+}
