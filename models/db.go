@@ -69,7 +69,7 @@ func openSQLite(path string, cfg *gorm.Config) (*gorm.DB, error) {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
 	}
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_txlock=immediate"
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_txlock=immediate"
 	db, err := gorm.Open(sqlite.Open(dsn), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)

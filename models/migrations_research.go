@@ -7,5 +7,5 @@ import (
 
 // researchMigrations are the research domain's migrations.
 func researchMigrations() []migrate.Migration {
-	return research.Migrations()
+	return append(research.Migrations(), research.ReflectionMigration(), research.StorageFeedMigration())
 }

@@ -1,11 +1,20 @@
 package worker
 
 import (
+	"context"
+	"errors"
+	"fmt"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	researchact "github.com/gatehouse/gatehouse/activities/research"
+	"github.com/gatehouse/gatehouse/internal/config"
 	researchwf "github.com/gatehouse/gatehouse/workflows/research"
 )
 
@@ -14,4 +23,32 @@ func registerResearch(r sdkworker.Registry, deps Dependencies) {
 	r.RegisterWorkflowWithOptions(researchwf.Experiment, workflow.RegisterOptions{Name: researchwf.ExperimentWorkflowName})
 	acts := &researchact.Activities{DB: deps.DB}
 	r.RegisterActivityWithOptions(acts.RecordExperiment, activity.RegisterOptions{Name: researchwf.RecordExperimentActivity})
+	r.RegisterWorkflowWithOptions(researchwf.StorageSweep, workflow.RegisterOptions{Name: researchwf.StorageSweepWorkflowName})
+	storage := &researchact.StorageActivities{DB: deps.DB, Blobs: deps.Blobs, Log: deps.Log}
+	r.RegisterActivityWithOptions(storage.SweepStorage, activity.RegisterOptions{Name: researchwf.SweepStorageActivity})
+}
+
+// EnsureResearchSchedules creates the storage sweep schedule, or updates
+// its interval and task queue when it exists, so every worker start leaves
+// exactly one schedule matching the configuration.
+func EnsureResearchSchedules(ctx context.Context, c client.Client, cfg config.Config) error {
+	spec := client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: cfg.StorageSweepInterval}}}
+	action := &client.ScheduleWorkflowAction{ID: researchwf.StorageSweepWorkflowIDPrefix, Workflow: researchwf.StorageSweepWorkflowName,
+		TaskQueue: cfg.TaskQueue}
+	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{ID: researchwf.StorageSweepScheduleID, Spec: spec, Action: action,
+		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP})
+	if err == nil {
+		return nil
+	}
+	var exists *serviceerror.AlreadyExists
+	if !errors.As(err, &exists) && !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
+		return fmt.Errorf("create storage sweep schedule: %w", err)
+	}
+	h := c.ScheduleClient().GetHandle(ctx, researchwf.StorageSweepScheduleID)
+	return h.Update(ctx, client.ScheduleUpdateOptions{DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
+		s := in.Description.Schedule
+		s.Spec = &spec
+		s.Action = action
+		return &client.ScheduleUpdate{Schedule: &s}, nil
+	}})
 }

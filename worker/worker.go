@@ -19,7 +19,7 @@ import (
 // Dependencies are what activities need: database, blob store, clients.
 type Dependencies struct {
 	DB     *gorm.DB
-	Blobs  *blobstore.FS
+	Blobs  blobstore.Store
 	Config config.Config
 	Log    *slog.Logger
 }

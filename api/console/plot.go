@@ -89,7 +89,7 @@ func plotTrajectoriesWith(runs []Run, colors map[string]string) trajectoryPlot {
 	sy := func(v float64) float64 { return p.Bottom - (v-ys.lo)/(ys.hi-ys.lo)*(p.Bottom-p.Top) }
 	for _, r := range runs {
 		var d strings.Builder
-		for i, pt := range r.Points {
+		for i, pt := range thin(r.Points, maxPathPoints) {
 			cmd := "L"
 			if i == 0 {
 				cmd = "M"
@@ -156,6 +156,23 @@ func colorOr(colors map[string]string, cond string) string {
 		return c
 	}
 	return "#777777"
+}
+
+// maxPathPoints bounds the points drawn per run: a long, finely sampled
+// trial would otherwise make a page of megabytes that looks the same.
+const maxPathPoints = 600
+
+// thin keeps at most max points, evenly spaced, always with the last one.
+func thin(pts []Point, max int) []Point {
+	if len(pts) <= max {
+		return pts
+	}
+	out := make([]Point, 0, max)
+	step := float64(len(pts)-1) / float64(max-1)
+	for i := 0; i < max; i++ {
+		out = append(out, pts[int(math.Round(float64(i)*step))])
+	}
+	return out
 }
 
 // axis is a rounded range with its tick values.

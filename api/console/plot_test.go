@@ -116,3 +116,19 @@ func TestPlot_ScalesIntoTheFrameAndHandlesDegenerateData(t *testing.T) {
 		t.Errorf("bars %+v around zero %v", bc.Bars, bc.Zero)
 	}
 }
+
+func TestPlot_LongRunsAreThinnedButKeepTheirEnds(t *testing.T) {
+	t.Parallel()
+	pts := make([]Point, 10001)
+	for i := range pts {
+		pts[i] = Point{X: float64(i), Y: float64(i % 7)}
+	}
+	got := thin(pts, maxPathPoints)
+	if len(got) != maxPathPoints || got[0] != pts[0] || got[len(got)-1] != pts[len(pts)-1] {
+		t.Fatalf("thinned to %d points, ends %v %v", len(got), got[0], got[len(got)-1])
+	}
+	p := plotTrajectories([]Run{{ID: "long", Condition: "c", Points: pts}})
+	if n := strings.Count(p.Paths[0].D, "L"); n != maxPathPoints-1 {
+		t.Fatalf("path has %d line segments, want %d", n, maxPathPoints-1)
+	}
+}

@@ -282,3 +282,21 @@ func TestSecurity_HeadersOnEveryPage(t *testing.T) {
 		t.Errorf("headers: %v", rec.Header())
 	}
 }
+
+func TestSecurity_BearerHeadersDoNotOpenTheConsole(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for _, token := range []string{h.agent, h.operator} {
+		bearer := func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+token) }
+		if rec := h.request(http.MethodGet, "/console/approvals", nil, nil, bearer); rec.Code != http.StatusSeeOther {
+			t.Errorf("GET with a bearer %s… = %d, want a redirect to sign in", token[:3], rec.Code)
+		}
+		rec := h.request(http.MethodPost, "/console/approvals/exp_1/approve", url.Values{"protocol_hash": {hashA}}, nil, bearer)
+		if rec.Code != http.StatusForbidden {
+			t.Errorf("POST with a bearer %s… = %d, want 403", token[:3], rec.Code)
+		}
+	}
+	if h.approvals.decisions() != 0 {
+		t.Fatal("a bearer header approved an experiment")
+	}
+}

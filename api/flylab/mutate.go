@@ -93,7 +93,7 @@ func (s *Service) update(ctx context.Context, sessionID string, req wf.ToolReque
 	var out wf.ToolOutcome
 	handle, err := s.deps.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: wf.SessionWorkflowID(sessionID), UpdateName: wf.ToolUpdate, Args: []any{req},
-		WaitForStage: client.WorkflowUpdateStageAccepted,
+		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err != nil {
 		return out, err

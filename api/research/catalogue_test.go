@@ -99,7 +99,7 @@ func TestInvoke_BadInputPerFamilyNamesTheField(t *testing.T) {
 func TestInvoke_LaterFamiliesAnswerNotImplemented(t *testing.T) {
 	s := newTestService(t)
 	agent := platform.Principal{CredentialID: "a", Role: platform.RoleAgent, AllProjects: true}
-	_, terr := s.Invoke(context.Background(), agent, "feed.list", []byte(`{"project_id":"p"}`))
+	_, terr := s.Invoke(context.Background(), agent, "sandbox.list", []byte(`{"project_id":"p"}`))
 	if terr == nil || terr.Code != "not_implemented" {
 		t.Fatalf("got %+v", terr)
 	}

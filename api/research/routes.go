@@ -36,6 +36,7 @@ func Mount(r *rest.Router, d rest.Deps, version string) error {
 		Request: map[string]any{"type": "object"}, Responses: map[int]string{200: "the tool's result", 400: "invalid input", 403: "forbidden",
 			404: "not found", 409: "conflict or gate blocked", 410: "expired", 501: "not implemented"}}, authn, s.callTool)
 	r.Undocumented(http.MethodPut, UploadPathPrefix+":token", "raw artifact bytes, authorized by a single-use upload token", s.upload)
+	s.mountStorage(r)
 	op := rest.Require(d.DB, platform.RoleOperator)
 	r.Handle(http.MethodGet, "/operator/v1/research/reviews", rest.Op{Summary: "Pending human review requests", Tag: "operator", Auth: []string{rest.RoleOperator},
 		Responses: map[int]string{200: "review requests"}}, op, s.pendingHumanReviews)
@@ -103,6 +104,10 @@ func (s *Service) upload(c *gin.Context) {
 	}
 	if s.now().After(a.UploadExpiresAt) {
 		rest.Abort(c, http.StatusGone, "expired", "the upload token expired; call artifact.submit again")
+		return
+	}
+	if a.TargetType == "reflection" {
+		s.uploadReflection(c, a)
 		return
 	}
 	max := s.Config.MaxBodyBytes

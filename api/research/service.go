@@ -21,7 +21,7 @@ import (
 type Service struct {
 	DB       *gorm.DB
 	Temporal client.Client
-	Blobs    *blobstore.FS
+	Blobs    blobstore.Store
 	Config   config.Config
 	Log      *slog.Logger
 	Cat      *Catalogue

@@ -52,11 +52,8 @@ func artifactSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	if in.TargetType != "experiment" {
-		if _, err := s.project(ctx, c, in.ProjectID); err != nil {
-			return nil, err
-		}
-		return nil, &ToolError{Code: "not_implemented", Pointer: "/target_type", Message: "reflection artifacts arrive with issue #7"}
+	if in.TargetType == "reflection" {
+		return s.reflectionArtifactSubmit(ctx, c, in)
 	}
 	e, err := s.target(ctx, c, in.ProjectID, in.TargetID)
 	if err != nil {

@@ -102,14 +102,15 @@ func experimentCreate(ctx context.Context, s *Service, c *Call) (any, error) {
 // checkLimits refuses an eighth open experiment, and a new one once five
 // finished without a published reflection (reflections arrive in #7).
 func (s *Service) checkLimits(ctx context.Context, projectID string) error {
-	var open, finished int64
+	var open int64
 	if err := s.DB.WithContext(ctx).Model(&models.Experiment{}).Where("project_id = ? AND status IN ?", projectID, models.OpenStatuses).Count(&open).Error; err != nil {
 		return err
 	}
 	if open >= maxOpenExperiments {
 		return &ToolError{Code: "conflict", Reason: "project_limit", Message: "a project may have at most 7 open experiments; finish or abandon one first"}
 	}
-	if err := s.DB.WithContext(ctx).Model(&models.Experiment{}).Where("project_id = ? AND status IN ?", projectID, []string{"complete", "failed", "abandoned"}).Count(&finished).Error; err != nil {
+	finished, err := s.finishedSinceReflection(ctx, projectID)
+	if err != nil {
 		return err
 	}
 	if finished >= finishedBeforeReflection {

@@ -9,6 +9,7 @@ import (
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
+	"github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
 
 // reviewTTL is how long a reviewer capability is valid.
@@ -69,8 +70,8 @@ func reviewRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	if in.TargetType != "experiment" {
-		return nil, &ToolError{Code: "not_implemented", Pointer: "/target_type", Message: "reflection reviews arrive with issue #7"}
+	if in.TargetType == "reflection" {
+		return s.reflectionReviewRequest(ctx, c, in)
 	}
 	e, err := s.target(ctx, c, in.ProjectID, in.TargetID)
 	if err != nil {
@@ -154,6 +155,9 @@ func reviewSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 // signals the target's workflow; the one path of review.submit and of a
 // human verdict from the operator console.
 func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, req models.ReviewRequest, v Verdict) (map[string]any, error) {
+	if req.TargetType == "reflection" {
+		return s.recordReflectionVerdict(ctx, sess, req, v)
+	}
 	route, err := routeFor(req, v)
 	if err != nil {
 		return nil, err
@@ -179,6 +183,9 @@ func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, 
 // openSession opens the review session of a claimed request, once, if the
 // target has not changed since the request, and tells the workflow.
 func (s *Service) openSession(ctx context.Context, r models.ReviewRequest, callerSessionID, agent string) (models.ReviewSession, error) {
+	if r.TargetType == "reflection" {
+		return s.openReflectionSession(ctx, r, callerSessionID, agent)
+	}
 	st, err := s.state(ctx, r.TargetID)
 	if err != nil {
 		return models.ReviewSession{}, err
@@ -199,6 +206,10 @@ func (s *Service) openSession(ctx context.Context, r models.ReviewRequest, calle
 
 // routeFor checks a verdict against the review status of req's kind.
 func routeFor(req models.ReviewRequest, v Verdict) (gates.Route, error) {
+	if req.TargetType == "reflection" {
+		_, err := reflectgates.RouteVerdict(req.Kind, v.Verdict, v.ReturnTo)
+		return gates.Route{}, verdictError(err)
+	}
 	reviewStatus := gates.DesignReview
 	if req.Kind == "experiment" {
 		reviewStatus = gates.ExperimentReview

@@ -103,6 +103,9 @@ func (s *Service) liveExperiments(ctx context.Context, projectID string) ([]map[
 // projectStatus is the project-scope envelope: project gates are
 // project_setup, reflection_required and live_experiments.
 func (s *Service) projectStatus(ctx context.Context, p models.Project) (any, error) {
+	if out, ok, err := s.reflectionStatus(ctx, p); ok || err != nil {
+		return out, err
+	}
 	ov, err := s.overview(ctx, p)
 	if err != nil {
 		return nil, err
@@ -113,7 +116,14 @@ func (s *Service) projectStatus(ctx context.Context, p models.Project) (any, err
 	}
 	claims := ov["claims"].([]models.Claim)
 	exps := ov["experiments"].([]map[string]any)
-	finished := len(exps) - len(live)
+	finished, err := s.finishedSinceReflection(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	latest, err := s.latestPublishedReflection(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
 	gate, next := "project_setup", "create_claim_or_experiment"
 	allowed := []string{"claim.create", "experiment.create", "workflow.status_and_next"}
 	switch {
@@ -127,5 +137,5 @@ func (s *Service) projectStatus(ctx context.Context, p models.Project) (any, err
 	return map[string]any{"scope": "project", "experiment": nil,
 		"workflow": map[string]any{"current_gate": gate, "next_action": next, "allowed_actions": allowed, "blocked_actions": []any{},
 			"missing_evidence": []any{}, "revision_context": nil, "live_experiments": live},
-		"context": map[string]any{"project": p, "latest_reflection": nil, "literature_summary": nil, "claims": claims, "experiments": exps}}, nil
+		"context": map[string]any{"project": p, "latest_reflection": latest, "literature_summary": nil, "claims": claims, "experiments": exps}}, nil
 }

@@ -16,7 +16,7 @@ type Deps struct {
 	Config    config.Config
 	DB        *gorm.DB
 	Temporal  client.Client
-	Blobs     *blobstore.FS
+	Blobs     blobstore.Store
 	Telemetry *telemetry.Telemetry
 	Log       *slog.Logger
 }

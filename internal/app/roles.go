@@ -103,7 +103,7 @@ func connected(ctx context.Context, cfg config.Config, prepare func(*services) e
 
 // connect opens the blob store and dials Temporal.
 func (s *services) connect(ctx context.Context) error {
-	blobs, err := blobstore.NewFS(s.cfg.BlobDir)
+	blobs, err := blobstore.FromConfig(s.cfg)
 	if err != nil {
 		return fmt.Errorf("blob store: %w", err)
 	}

@@ -25,7 +25,7 @@ type services struct {
 	tel      *telemetry.Telemetry
 	db       *gorm.DB
 	temporal client.Client
-	blobs    *blobstore.FS
+	blobs    blobstore.Store
 	worker   sdkworker.Worker
 	http     *httpServer
 	// stops run after the rest, last registered first (e.g. the dev server).
@@ -38,6 +38,11 @@ func (s *services) startWorker() error {
 		return fmt.Errorf("start worker: %w", err)
 	}
 	s.worker = w
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := worker.EnsureResearchSchedules(ctx, s.temporal, s.cfg); err != nil {
+		return err
+	}
 	return nil
 }
 

@@ -56,6 +56,9 @@ type Config struct {
 
 	// BlobDir is the filesystem blob store root (defaults to DataDir/blobs).
 	BlobDir string
+	// CentralGitDir is a git repository whose refs are research projects'
+	// central refs; empty keeps them as database records.
+	CentralGitDir string
 	// MaxBodyBytes caps every request body; larger ones get 413.
 	MaxBodyBytes int64
 	// LogLevel is debug, info, warn or error.
@@ -73,6 +76,29 @@ type Config struct {
 	FlywheelLeaseMin time.Duration
 	// FlywheelLeaseMax is the longest lease a claim is granted.
 	FlywheelLeaseMax time.Duration
+
+	// BlobS3 selects the S3-compatible blob store when its Bucket is set.
+	BlobS3 BlobS3
+	// StorageRetention is how long an unpinned storage object stays available.
+	StorageRetention time.Duration
+	// StorageSweepInterval is how often the storage sweep schedule runs.
+	StorageSweepInterval time.Duration
+	// MLflowTrackingURI is the MLflow tracking server the mlflow.* tools use.
+	MLflowTrackingURI string
+}
+
+// BlobS3 configures the S3-compatible blob store.
+type BlobS3 struct {
+	// Endpoint is the S3 API base URL (empty: AWS for Region).
+	Endpoint string
+	// Bucket holds every object; setting it selects this backend.
+	Bucket string
+	// Region signs requests (default us-east-1).
+	Region string
+	// AccessKeyID and SecretAccessKey sign requests.
+	AccessKeyID string
+	// SecretAccessKey is the secret matching AccessKeyID.
+	SecretAccessKey string
 }
 
 // Features are the feature flags of the research tool families.
@@ -118,6 +144,7 @@ var Vars = []Var{
 	{"GATEHOUSE_FEATURE_TRACKING", "false", "MLflow tool family"},
 	{"GATEHOUSE_MCP_UNDERSCORE_ALIASES", "false", "list underscore aliases of dotted tool names"},
 	{"GATEHOUSE_BLOB_DIR", "<GATEHOUSE_DATA_DIR>/blobs", "filesystem blob store root"},
+	{"GATEHOUSE_CENTRAL_GIT_DIR", "", "git repository holding research projects' central refs; empty: a database record"},
 	{"GATEHOUSE_MAX_BODY_BYTES", "4194304", "request body limit (413 beyond)"},
 	{"GATEHOUSE_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"GATEHOUSE_SHUTDOWN_TIMEOUT", "20s", "graceful shutdown bound"},
@@ -126,6 +153,14 @@ var Vars = []Var{
 	{"GATEHOUSE_LLM_UPSTREAM_API_KEY", "", "bearer key sent to the LLM upstream"},
 	{"GATEHOUSE_FLYWHEEL_LEASE_MIN", "5s", "shortest flywheel lease granted (claims are clamped)"},
 	{"GATEHOUSE_FLYWHEEL_LEASE_MAX", "10m", "longest flywheel lease granted (claims are clamped)"},
+	{"GATEHOUSE_BLOB_S3_ENDPOINT", "", "S3-compatible API base URL (empty: AWS)"},
+	{"GATEHOUSE_BLOB_S3_BUCKET", "", "S3 bucket; when set, blobs live in S3 instead of GATEHOUSE_BLOB_DIR"},
+	{"GATEHOUSE_BLOB_S3_REGION", "us-east-1", "S3 signing region"},
+	{"GATEHOUSE_BLOB_S3_ACCESS_KEY_ID", "", "S3 access key id"},
+	{"GATEHOUSE_BLOB_S3_SECRET_ACCESS_KEY", "", "S3 secret access key"},
+	{"GATEHOUSE_STORAGE_RETENTION", "1440h", "how long unpinned storage objects stay available (60 days)"},
+	{"GATEHOUSE_STORAGE_SWEEP_INTERVAL", "1h", "how often the storage sweep schedule runs"},
+	{"GATEHOUSE_MLFLOW_TRACKING_URI", "", "MLflow tracking server base URL (mlflow.* tools)"},
 }
 
 // Names returns the names of every variable in Vars.
@@ -174,8 +209,16 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 		LLMUpstreamAPIKey: r.str("GATEHOUSE_LLM_UPSTREAM_API_KEY", ""),
 		FlywheelLeaseMin:  r.duration("GATEHOUSE_FLYWHEEL_LEASE_MIN", 5*time.Second),
 		FlywheelLeaseMax:  r.duration("GATEHOUSE_FLYWHEEL_LEASE_MAX", 10*time.Minute),
+
+		BlobS3: BlobS3{Endpoint: strings.TrimRight(r.str("GATEHOUSE_BLOB_S3_ENDPOINT", ""), "/"), Bucket: r.str("GATEHOUSE_BLOB_S3_BUCKET", ""),
+			Region: r.str("GATEHOUSE_BLOB_S3_REGION", "us-east-1"), AccessKeyID: r.str("GATEHOUSE_BLOB_S3_ACCESS_KEY_ID", ""),
+			SecretAccessKey: r.str("GATEHOUSE_BLOB_S3_SECRET_ACCESS_KEY", "")},
+		StorageRetention:     r.duration("GATEHOUSE_STORAGE_RETENTION", 60*24*time.Hour),
+		StorageSweepInterval: r.duration("GATEHOUSE_STORAGE_SWEEP_INTERVAL", time.Hour),
+		MLflowTrackingURI:    strings.TrimRight(r.str("GATEHOUSE_MLFLOW_TRACKING_URI", ""), "/"),
 	}
 	c.BlobDir = r.str("GATEHOUSE_BLOB_DIR", filepath.Join(c.DataDir, "blobs"))
+	c.CentralGitDir = r.str("GATEHOUSE_CENTRAL_GIT_DIR", "")
 	c.PublicURL = strings.TrimRight(r.str("GATEHOUSE_PUBLIC_URL", ""), "/")
 	if r.err != nil {
 		return Config{}, r.err
@@ -185,6 +228,9 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 	}
 	if c.FlywheelLeaseMin <= 0 || c.FlywheelLeaseMax < c.FlywheelLeaseMin {
 		return Config{}, fmt.Errorf("GATEHOUSE_FLYWHEEL_LEASE_MIN must be positive and at most GATEHOUSE_FLYWHEEL_LEASE_MAX")
+	}
+	if c.StorageRetention <= 0 || c.StorageSweepInterval <= 0 {
+		return Config{}, fmt.Errorf("GATEHOUSE_STORAGE_RETENTION and GATEHOUSE_STORAGE_SWEEP_INTERVAL must be positive")
 	}
 	if c.MaxBodyBytes <= 0 {
 		return Config{}, fmt.Errorf("GATEHOUSE_MAX_BODY_BYTES must be positive")

@@ -136,9 +136,13 @@ func prepareDatabase(opts Options) (*config.SQL, error) {
 		return nil, err
 	}
 	sqlCfg := &config.SQL{
-		PluginName:        sqliteplugin.PluginName,
-		DatabaseName:      opts.DatabasePath,
-		ConnectAttributes: map[string]string{"mode": "rwc", "_journal_mode": "wal", "_synchronous": "normal"},
+		PluginName:   sqliteplugin.PluginName,
+		DatabaseName: opts.DatabasePath,
+		// Keys other than SQLite URI parameters become pragmas: WAL with
+		// synchronous=normal is durable across process crashes (not power
+		// loss), which is the dev server's promise, and avoids an fsync per
+		// commit.
+		ConnectAttributes: map[string]string{"mode": "rwc", "journal_mode": "wal", "synchronous": "normal", "busy_timeout": "10000"},
 	}
 	if _, err := os.Stat(opts.DatabasePath); errors.Is(err, os.ErrNotExist) {
 		if err := sqliteschema.SetupSchema(sqlCfg); err != nil {

@@ -37,6 +37,7 @@ func TestConsole_BrowserCancelsARollout(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS("form.cancel"))); err != nil {
 		t.Fatalf("rollout page: %v", err)
 	}
+	consoleScreenshot(t, bctx, "console-rollout")
 	if code := consoleSubmit(t, bctx, "form.cancel button[type=submit]"); code != http.StatusOK {
 		t.Fatalf("cancel answered %d after its redirect, want 200", code)
 	}

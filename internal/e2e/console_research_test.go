@@ -29,6 +29,7 @@ func TestConsole_BrowserAnswersAHumanReview(t *testing.T) {
 		t.Fatalf("reviews page: %v", err)
 	}
 	consoleExpectText(t, bctx, section, "plan.md")
+	consoleScreenshot(t, bctx, "console-reviews")
 	if err := chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS("#verdict-"+rr+"-needs_changes")),
 		chromedp.SendKeys(chromedp.CSS("#synopsis-"+rr), "tighten the method"),

@@ -172,6 +172,7 @@ func TestConsole_BrowserShowsEvidenceAndSessions(t *testing.T) {
 	run("open the sessions page", chromedp.Navigate(s.APIURL+"/console/sessions"), chromedp.WaitVisible(chromedp.CSS("table.manifest")))
 	consoleExpectText(t, bctx, "main", bundleID)
 	consoleExpectText(t, bctx, "main", expID)
+	consoleScreenshot(t, bctx, "console-sessions")
 }
 
 // consoleSignIn signs the browser in with the stack's operator token.
@@ -280,4 +281,30 @@ func consoleScreenshot(t *testing.T, bctx context.Context, name string) {
 		return
 	}
 	t.Logf("screenshot saved: %s", path)
+}
+
+// consoleA11y checks the page the browser shows, with real data: headings
+// start at h1 and skip no level, and every form field has a label.
+func consoleA11y(t *testing.T, bctx context.Context) {
+	t.Helper()
+	problems, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](`(() => {
+		const p = []; let prev = 0;
+		document.querySelectorAll("h1,h2,h3,h4,h5,h6").forEach(h => {
+			const l = +h.tagName[1];
+			if (prev === 0 && l !== 1) p.push("first heading is " + h.tagName);
+			if (prev !== 0 && l > prev + 1) p.push(h.tagName + " " + h.textContent.trim() + " follows h" + prev);
+			prev = l;
+		});
+		document.querySelectorAll("input:not([type=hidden]):not([type=submit]), select, textarea").forEach(f => {
+			if (!(f.labels && f.labels.length) && !f.getAttribute("aria-label")) p.push("unlabelled field " + f.name);
+		});
+		return p;
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, _ := chromedp.Run(bctx, chromedp.Location())
+	for _, p := range problems {
+		t.Errorf("%s: %s", loc, p)
+	}
 }

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"net/http"
-	"os"
 	"sort"
 	"testing"
 	"time"
@@ -21,58 +20,77 @@ func (b flyBearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func percentiles(d []time.Duration) (time.Duration, time.Duration) {
-	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-	return d[len(d)/2], d[len(d)*99/100]
+// latencies collects per-call durations and reports p50/p99 in ms.
+type latencies []time.Duration
+
+func (l latencies) report(b *testing.B) {
+	if len(l) == 0 {
+		return
+	}
+	sorted := append(latencies(nil), l...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(sorted[len(sorted)/2]), "p50-ms")
+	b.ReportMetric(ms(sorted[len(sorted)*99/100]), "p99-ms")
 }
 
-// TestFlyLab_MCPOverheadBenchmark reports p50/p99 of find_fly_circuits
-// through MCP (Update + activity + ledger write) against the same search
-// in-process. Run with GATEHOUSE_BENCH=1.
-func TestFlyLab_MCPOverheadBenchmark(t *testing.T) {
-	if os.Getenv("GATEHOUSE_BENCH") != "1" {
-		t.Skip("set GATEHOUSE_BENCH=1")
-	}
-	s := StartStack(t, StackOptions{})
+// BenchmarkFlyLab_ToolCall measures a FlyLab tool call through MCP and
+// Temporal on the dev stack against the same domain function in-process
+// (the floor): find_fly_circuits is a mutation (Update + activity + ledger
+// write), inspect_flylab_state a read (Query).
+//
+//	go test -run '^$' -bench FlyLab_ToolCall -benchtime 200x ./internal/e2e/
+func BenchmarkFlyLab_ToolCall(b *testing.B) {
+	s := StartStack(b, StackOptions{})
 	ctx := context.Background()
 	cl := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	sess, err := cl.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.APIURL + "/mcp/flylab",
 		HTTPClient: &http.Client{Transport: flyBearer{s.APIKey}}}, nil)
 	if err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
 	defer sess.Close()
 	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "inspect_flylab_state", Arguments: map[string]any{}})
 	if err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
 	env := res.StructuredContent.(map[string]any)
 	sid, rev := env["page_session_id"].(string), env["state_revision"].(float64)
-	const n = 200
-	var viaMCP, viaInspect, inProc []time.Duration
-	for range n {
-		start := time.Now()
-		r, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "find_fly_circuits", Arguments: map[string]any{
-			"page_session_id": sid, "expected_state_revision": rev, "query": "backward walking"}})
-		viaMCP = append(viaMCP, time.Since(start))
-		if err != nil || r.IsError {
-			t.Fatalf("call: %v %v", err, r)
+
+	b.Run("find_via_mcp", func(b *testing.B) {
+		var l latencies
+		for b.Loop() {
+			start := time.Now()
+			r, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "find_fly_circuits", Arguments: map[string]any{
+				"page_session_id": sid, "expected_state_revision": rev, "query": "backward walking"}})
+			l = append(l, time.Since(start))
+			if err != nil || r.IsError {
+				b.Fatalf("call: %v %v", err, r)
+			}
+			rev = r.StructuredContent.(map[string]any)["state_revision"].(float64)
 		}
-		rev = r.StructuredContent.(map[string]any)["state_revision"].(float64)
-		start = time.Now()
-		if _, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "inspect_flylab_state", Arguments: map[string]any{}}); err != nil {
-			t.Fatal(err)
+		l.report(b)
+	})
+	b.Run("inspect_via_mcp", func(b *testing.B) {
+		var l latencies
+		for b.Loop() {
+			start := time.Now()
+			if _, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "inspect_flylab_state", Arguments: map[string]any{}}); err != nil {
+				b.Fatal(err)
+			}
+			l = append(l, time.Since(start))
 		}
-		viaInspect = append(viaInspect, time.Since(start))
-		start = time.Now()
-		if _, err := science.SearchCircuits(science.SearchQuery{Query: "backward walking"}); err != nil {
-			t.Fatal(err)
+		l.report(b)
+	})
+	b.Run("search_in_process", func(b *testing.B) {
+		var l latencies
+		for b.Loop() {
+			start := time.Now()
+			if _, err := science.SearchCircuits(science.SearchQuery{Query: "backward walking"}); err != nil {
+				b.Fatal(err)
+			}
+			l = append(l, time.Since(start))
 		}
-		inProc = append(inProc, time.Since(start))
-	}
-	m50, m99 := percentiles(viaMCP)
-	i50, i99 := percentiles(viaInspect)
-	p50, p99 := percentiles(inProc)
-	t.Logf("find_fly_circuits via MCP: p50 %v p99 %v; inspect via MCP: p50 %v p99 %v; SearchCircuits in-process: p50 %v p99 %v",
-		m50, m99, i50, i99, p50, p99)
+		l.report(b)
+	})
 }

@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"database/sql"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -117,5 +119,25 @@ func TestDev_RestartOnSameDataDirKeepsWorkflowsAndKeys(t *testing.T) {
 			t.Fatalf("pong after restart: %d %s", r.Status, r.Body)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestDev_TemporalSQLiteRunsInWALMode guards the embedded server's pragmas:
+// the SQL plugin turns unknown attributes into pragmas, and a misspelt one
+// is silently ignored (leaving an fsync on every commit).
+func TestDev_TemporalSQLiteRunsInWALMode(t *testing.T) {
+	t.Parallel()
+	s := Shared(t)
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(s.DataDir, "temporal.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var mode string
+	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if mode != "wal" {
+		t.Fatalf("temporal.db journal_mode = %q, want wal", mode)
 	}
 }

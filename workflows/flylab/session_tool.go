@@ -78,7 +78,7 @@ func (s *session) handleTool(ctx workflow.Context, req ToolRequest) (ToolOutcome
 		call.ResultKey = key
 	}
 	var effect ToolEffect
-	if err := workflow.ExecuteActivity(s.activityContext(ctx, req.Tool), activityFor[req.Tool], call).Get(ctx, &effect); err != nil {
+	if err := s.runToolActivity(ctx, req.Tool, call).Get(ctx, &effect); err != nil {
 		return s.fail(CodeSimulationUnavailable, "the FlyLab worker could not complete "+req.Tool+"; retry the same call",
 			map[string]any{"cause": err.Error()}, true), nil
 	}
@@ -154,6 +154,31 @@ func batchID(st SessionState) string {
 		return ""
 	}
 	return st.Batch.ID
+}
+
+// localToolsVersion marks the change that runs the short tools as local
+// activities; histories recorded before it replay with regular activities.
+const localToolsVersion = "flylab-local-short-tools"
+
+// localTools are the tools whose activity is a short pure computation plus
+// one keyed database write: run in the worker that holds the workflow task,
+// they skip two matching round trips. The heavy ones (simulation, analysis,
+// comparison, save) stay regular activities with their own retries and
+// heartbeats.
+var localTools = map[string]bool{ToolFind: true, ToolDraft: true, ToolDesign: true}
+
+// runToolActivity runs the tool's activity, locally for the short tools.
+func (s *session) runToolActivity(ctx workflow.Context, tool string, call ToolCall) workflow.Future {
+	v := workflow.GetVersion(ctx, localToolsVersion, workflow.DefaultVersion, 1)
+	if v == 1 && localTools[tool] {
+		lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+			StartToCloseTimeout: 30 * time.Second,
+			RetryPolicy: &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2,
+				MaximumInterval: 5 * time.Second, MaximumAttempts: 6},
+		})
+		return workflow.ExecuteLocalActivity(lctx, activityFor[tool], call)
+	}
+	return workflow.ExecuteActivity(s.activityContext(ctx, tool), activityFor[tool], call)
 }
 
 // activityContext sets each tool's timeouts and retry policy: the

@@ -1,0 +1,234 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"gorm.io/gorm"
+
+	models "github.com/gatehouse/gatehouse/models/research"
+)
+
+// maxSectionBytes caps one section: a change is one section, not a document.
+const maxSectionBytes = 8000
+
+var (
+	headingLine = regexp.MustCompile(`(?m)^#{1,6}\s`)
+	doiPattern  = regexp.MustCompile(`^10\.\d{4,9}/[^\s"'<>]+$`)
+	arxivNew    = regexp.MustCompile(`^\d{4}\.\d{4,5}(v\d+)?$`)
+	arxivOld    = regexp.MustCompile(`^[a-z][a-z.-]+(\.[A-Z]{2})?/\d{7}(v\d+)?$`)
+)
+
+type litArgs struct {
+	ProjectID      string      `json:"project_id"`
+	Op             string      `json:"op"`
+	SectionID      string      `json:"section_id"`
+	Text           *string     `json:"text"`
+	Position       *int        `json:"position"`
+	IdempotencyKey string      `json:"idempotency_key"`
+	URL            string      `json:"url"`
+	DOI            string      `json:"doi"`
+	ArxivID        string      `json:"arxiv_id"`
+	Targets        []litTarget `json:"targets"`
+	Note           string      `json:"note"`
+	Title          string      `json:"title"`
+}
+
+type litTarget struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+}
+
+func litreviewView(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in litArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
+		return nil, err
+	}
+	ss, rev, err := models.Sections(ctx, s.DB, in.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	var cs []models.Citation
+	if err := s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("created_at, id").Find(&cs).Error; err != nil {
+		return nil, err
+	}
+	sections := make([]map[string]any, 0, len(ss))
+	var doc []string
+	for _, sec := range ss {
+		sections = append(sections, map[string]any{"section_id": sec.ID, "position": sec.Position, "text": sec.Text, "updated_at": sec.UpdatedAt})
+		doc = append(doc, sec.Text)
+	}
+	cites := make([]map[string]any, 0, len(cs))
+	for _, ci := range cs {
+		cites = append(cites, citationView(ci))
+	}
+	return map[string]any{"revision": rev, "sections": sections, "citations": cites, "markdown": strings.Join(doc, "\n\n")}, nil
+}
+
+func litreviewEdit(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in litArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
+		return nil, err
+	}
+	ch := models.LitChange{Op: in.Op, SectionID: in.SectionID, Position: in.Position, IdempotencyKey: in.IdempotencyKey, By: c.Principal.CredentialID}
+	switch in.Op {
+	case "add", "edit":
+		if in.Text == nil || strings.TrimSpace(*in.Text) == "" {
+			return nil, invalid("/text", in.Op+" needs the section's text")
+		}
+		if err := oneSection(*in.Text); err != nil {
+			return nil, err
+		}
+		ch.Text = *in.Text
+	default:
+		if in.Text != nil {
+			return nil, invalid("/text", in.Op+" takes no text; one change per call")
+		}
+	}
+	switch in.Op {
+	case "add":
+		if in.SectionID != "" {
+			return nil, invalid("/section_id", "add creates a new section; its id is returned")
+		}
+		ch.SectionID = models.NewID("sec_")
+	default:
+		if in.SectionID == "" {
+			return nil, invalid("/section_id", in.Op+" needs section_id")
+		}
+	}
+	if in.Op == "reorder" && in.Position == nil {
+		return nil, invalid("/position", "reorder needs position")
+	}
+	if (in.Op == "edit" || in.Op == "delete") && in.Position != nil {
+		return nil, invalid("/position", in.Op+" takes no position; one change per call")
+	}
+	edit, replayed, err := models.ApplyLitChange(ctx, s.DB, in.ProjectID, ch)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"op": edit.Op, "section_id": edit.SectionID, "revision": edit.Seq, "replayed": replayed}, nil
+}
+
+// oneSection refuses text that is a document rather than one section.
+func oneSection(text string) error {
+	if len(text) > maxSectionBytes {
+		te := invalid("/text", "a change carries one section of at most 8000 bytes; a whole-document rewrite is refused — edit one section at a time")
+		te.Reason = "whole_document_rewrite"
+		return te
+	}
+	if n := len(headingLine.FindAllStringIndex(text, -1)); n > 1 {
+		te := invalid("/text", "the text holds several section headings; a whole-document rewrite is refused — add or edit one section per call")
+		te.Reason = "whole_document_rewrite"
+		return te
+	}
+	return nil
+}
+
+func litreviewCite(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in litArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
+		return nil, err
+	}
+	kind, ref, err := normalizeReference(in.URL, in.DOI, in.ArxivID)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[litTarget]bool{}
+	for i, tg := range in.Targets {
+		if seen[tg] {
+			return nil, toolErr("invalid_input", "/targets/"+itoa(i), "target %s %s is listed twice", tg.Type, tg.ID)
+		}
+		seen[tg] = true
+		if err := s.checkTarget(ctx, in.ProjectID, tg, "/targets/"+itoa(i)); err != nil {
+			return nil, err
+		}
+	}
+	var out models.Citation
+	duplicate := false
+	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var cur models.Citation
+		e := tx.Where("project_id = ? AND ref_kind = ? AND ref = ?", in.ProjectID, kind, ref).Take(&cur).Error
+		if errors.Is(e, gorm.ErrRecordNotFound) {
+			raw, _ := json.Marshal(nonNil(in.Targets))
+			out = models.Citation{ID: models.NewID("cite_"), ProjectID: in.ProjectID, RefKind: kind, Ref: ref, Title: in.Title, Note: in.Note, TargetsJSON: string(raw)}
+			if err := tx.Create(&out).Error; err != nil {
+				return toolErr("conflict", "", "the same paper was cited concurrently; retry")
+			}
+			return nil
+		}
+		if e != nil {
+			return e
+		}
+		duplicate = true
+		var have []litTarget
+		_ = json.Unmarshal([]byte(cur.TargetsJSON), &have)
+		merged := have
+		for _, tg := range in.Targets {
+			if !containsTarget(have, tg) {
+				merged = append(merged, tg)
+			}
+		}
+		if len(merged) > 20 {
+			return toolErr("invalid_input", "/targets", "a citation has at most 20 targets; it already has %d", len(have))
+		}
+		raw, _ := json.Marshal(nonNil(merged))
+		cur.TargetsJSON = string(raw)
+		out = cur
+		return tx.Model(&models.Citation{}).Where("id = ?", cur.ID).Update("targets_json", cur.TargetsJSON).Error
+	})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"citation": citationView(out), "duplicate": duplicate}, nil
+}
+
+// normalizeReference checks that exactly one reference is given and returns
+// its kind and canonical form (DOIs and hosts lowercased, arXiv versions kept).
+func normalizeReference(rawURL, doi, arxiv string) (string, string, error) {
+	n := 0
+	for _, v := range []string{rawURL, doi, arxiv} {
+		if v != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		return "", "", invalid("/url", "give exactly one of url, doi, arxiv_id")
+	}
+	switch {
+	case rawURL != "":
+		u, err := url.Parse(strings.TrimSpace(rawURL))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return "", "", invalid("/url", "url must be an absolute http(s) URL")
+		}
+		u.Scheme, u.Host, u.Fragment = strings.ToLower(u.Scheme), strings.ToLower(u.Host), ""
+		return "url", u.String(), nil
+	case doi != "":
+		d := strings.TrimSpace(doi)
+		for _, p := range []string{"https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "doi:"} {
+			d = strings.TrimPrefix(d, p)
+		}
+		if !doiPattern.MatchString(d) {
+			return "", "", invalid("/doi", "doi must look like 10.1234/suffix")
+		}
+		return "doi", strings.ToLower(d), nil
+	default:
+		a := strings.TrimPrefix(strings.TrimSpace(arxiv), "arXiv:")
+		if !arxivNew.MatchString(a) && !arxivOld.MatchString(a) {
+			return "", "", invalid("/arxiv_id", "arxiv_id must look like 2401.01234 (optionally v2) or hep-th/9901001")
+		}
+		return "arxiv", a, nil
+	}
+}

@@ -1,0 +1,138 @@
+package research
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"sort"
+	"strconv"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/internal/mlflow"
+	models "github.com/gatehouse/gatehouse/models/research"
+)
+
+var mlflowKeyUnsafe = regexp.MustCompile(`[^A-Za-z0-9_\-. /]`)
+
+// mlflowClient is the configured tracking server, or a typed error.
+func (s *Service) mlflowClient() (*mlflow.Client, error) {
+	if s.Config.MLflowTrackingURI == "" {
+		return nil, &ToolError{Code: "unavailable", Message: "tracking is on but GATEHOUSE_MLFLOW_TRACKING_URI is not set"}
+	}
+	return &mlflow.Client{BaseURL: s.Config.MLflowTrackingURI}, nil
+}
+
+// mlflowRun finds or creates the experiment's MLflow experiment and run.
+func (s *Service) mlflowRun(ctx context.Context, c *Call) (models.Experiment, models.MLflowRun, *mlflow.Client, error) {
+	var in experimentArgs
+	if err := c.decode(&in); err != nil {
+		return models.Experiment{}, models.MLflowRun{}, nil, err
+	}
+	p, e, err := s.experiment(ctx, c, in.ProjectID, in.ExperimentID)
+	if err != nil {
+		return e, models.MLflowRun{}, nil, err
+	}
+	cl, err := s.mlflowClient()
+	if err != nil {
+		return e, models.MLflowRun{}, nil, err
+	}
+	var run models.MLflowRun
+	err = s.DB.WithContext(ctx).Where("experiment_id = ?", e.ID).Take(&run).Error
+	if err == nil {
+		return e, run, cl, nil
+	}
+	if !errors.Is(err, gorm.ErrRecordNotFound) {
+		return e, run, nil, err
+	}
+	tags := []mlflow.Tag{{Key: "gatehouse.project_id", Value: p.ID}}
+	mexp, err := cl.EnsureExperiment(ctx, "gatehouse/"+p.Name, tags)
+	if err != nil {
+		return e, run, nil, mlflowFailed(err)
+	}
+	runID, err := cl.CreateRun(ctx, mexp, e.Name, s.now(), append(tags, mlflow.Tag{Key: "gatehouse.experiment_id", Value: e.ID},
+		mlflow.Tag{Key: "mlflow.runName", Value: e.Name}))
+	if err != nil {
+		return e, run, nil, mlflowFailed(err)
+	}
+	run = models.MLflowRun{ExperimentID: e.ID, ProjectID: p.ID, MLflowExperimentID: mexp, RunID: runID}
+	if err := s.DB.WithContext(ctx).Create(&run).Error; err != nil {
+		// A concurrent call recorded a run first; answer that one.
+		if rerr := s.DB.WithContext(ctx).Where("experiment_id = ?", e.ID).Take(&run).Error; rerr != nil {
+			return e, run, nil, err
+		}
+	}
+	return e, run, cl, nil
+}
+
+func mlflowFailed(err error) error {
+	return &ToolError{Code: "unavailable", Message: "the MLflow tracking server refused or failed: " + err.Error()}
+}
+
+func mlflowView(s *Service, run models.MLflowRun) map[string]any {
+	return map[string]any{"tracking_uri": s.Config.MLflowTrackingURI, "mlflow_experiment_id": run.MLflowExperimentID, "run_id": run.RunID,
+		"finished": run.FinishedAt != nil, "env": map[string]string{"MLFLOW_TRACKING_URI": s.Config.MLflowTrackingURI,
+			"MLFLOW_EXPERIMENT_ID": run.MLflowExperimentID, "MLFLOW_RUN_ID": run.RunID}}
+}
+
+func mlflowContext(ctx context.Context, s *Service, c *Call) (any, error) {
+	e, run, _, err := s.mlflowRun(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	out := mlflowView(s, run)
+	out["experiment_id"] = e.ID
+	return out, nil
+}
+
+func mlflowFinalize(ctx context.Context, s *Service, c *Call) (any, error) {
+	e, run, cl, err := s.mlflowRun(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if run.FinishedAt != nil {
+		out := mlflowView(s, run)
+		out["replayed"] = true
+		return out, nil
+	}
+	ex, err := experimentExhibit(ctx, s, c)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	values := map[string]float64{}
+	for _, f := range ex.(map[string]any)["files"].([]map[string]any) {
+		for k, v := range f["metrics"].(map[string]float64) {
+			values[mlflowKeyUnsafe.ReplaceAllString(k, "_")] = v
+		}
+	}
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) > 1000 {
+		keys = keys[:1000]
+	}
+	metrics := make([]mlflow.Metric, 0, len(keys))
+	for _, k := range keys {
+		metrics = append(metrics, mlflow.Metric{Key: k, Value: values[k], Timestamp: now.UnixMilli()})
+	}
+	params := []mlflow.Param{{Key: "gatehouse.experiment_name", Value: e.Name}, {Key: "gatehouse.status", Value: e.Status},
+		{Key: "gatehouse.attempt_index", Value: strconv.Itoa(e.Attempt)}}
+	if err := cl.LogBatch(ctx, run.RunID, params, metrics); err != nil {
+		return nil, mlflowFailed(err)
+	}
+	if err := cl.FinishRun(ctx, run.RunID, now); err != nil {
+		return nil, mlflowFailed(err)
+	}
+	if err := s.DB.WithContext(ctx).Model(&models.MLflowRun{}).Where("experiment_id = ? AND finished_at IS NULL", e.ID).
+		Updates(map[string]any{"finished_at": now, "updated_at": time.Now().UTC()}).Error; err != nil {
+		return nil, err
+	}
+	run.FinishedAt = &now
+	out := mlflowView(s, run)
+	out["logged_metrics"], out["logged_params"] = len(metrics), len(params)
+	return out, nil
+}

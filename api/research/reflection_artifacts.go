@@ -1,0 +1,156 @@
+package research
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/api/rest"
+	"github.com/gatehouse/gatehouse/models/platform"
+	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
+	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
+)
+
+// reflectionArtifactSubmit is artifact.submit for target_type reflection:
+// a lens doc names a roster lens; the artifact joins the wave's current attempt.
+func (s *Service) reflectionArtifactSubmit(ctx context.Context, c *Call, in artifactArgs) (any, error) {
+	r, err := s.reflectionRow(ctx, c, in.ProjectID, in.TargetID)
+	if err != nil {
+		var te *ToolError
+		if errors.As(err, &te) && te.Pointer == "/reflection_id" {
+			te.Pointer = "/target_id"
+		}
+		return nil, err
+	}
+	st, err := s.reflectionState(ctx, r.ID)
+	if err != nil {
+		return nil, err
+	}
+	if st.Status.Terminal() {
+		return nil, toolErr("gate_blocked", "/target_id", "the reflection is %s; it takes no more artifacts", st.Status)
+	}
+	if in.Role == string(rg.EvLensDocs) {
+		found := false
+		for _, l := range st.Lenses {
+			found = found || l.ID == in.LensID
+		}
+		if !found {
+			return nil, toolErr("invalid_input", "/lens_id", "a reflection_lens_doc needs the lens_id of a roster lens (next: %s)", st.NextLens())
+		}
+	} else if in.LensID != "" {
+		return nil, invalid("/lens_id", "lens_id belongs only to role reflection_lens_doc")
+	}
+	token := "up_" + models.RandomHex(32)
+	a := models.Artifact{ID: models.NewID("art_"), ProjectID: r.ProjectID, TargetType: "reflection", TargetID: r.ID, Role: in.Role,
+		LensID: in.LensID, Path: in.Path, Title: in.Title, Attempt: st.Attempt, UploadTokenHash: platform.HashSecret(token),
+		UploadExpiresAt: s.now().Add(uploadTTL)}
+	a.BlobKey = "research/" + r.ProjectID + "/artifacts/" + a.ID
+	if err := s.DB.WithContext(ctx).Create(&a).Error; err != nil {
+		return nil, err
+	}
+	url := s.publicBase(ctx) + UploadPathPrefix + token
+	out := map[string]any{"artifact_id": a.ID, "role": a.Role, "path": a.Path, "attempt_index": a.Attempt, "lens_id": a.LensID,
+		"run":    "curl -sf -T '" + a.Path + "' '" + url + "'",
+		"upload": map[string]any{"method": "PUT", "url": url, "headers": map[string]string{"Content-Type": "application/octet-stream"}, "expires_at": a.UploadExpiresAt},
+		"note":   "the artifact is evidence only once these bytes are uploaded; the token is single-use"}
+	if rg.Gated(a.Role) {
+		out["max_bytes"] = maxReflectionArtifactBytes
+	}
+	return out, nil
+}
+
+const maxReflectionArtifactBytes = 16 << 10
+
+// uploadReflection stores a reflection artifact's bytes once per token,
+// checks a gated role's content (a change spec also against the wave's
+// corpus and the project's claims) and signals the wave.
+func (s *Service) uploadReflection(c *gin.Context, a models.Artifact) {
+	ctx := c.Request.Context()
+	max := s.Config.MaxBodyBytes
+	if rg.Gated(a.Role) {
+		max = maxReflectionArtifactBytes
+	}
+	info, err := s.Blobs.Put(ctx, a.BlobKey, c.Request.Body, max)
+	if err != nil {
+		rest.Abort(c, http.StatusRequestEntityTooLarge, "invalid_input", "upload refused: "+err.Error())
+		return
+	}
+	st, err := s.reflectionState(ctx, a.TargetID)
+	if err != nil {
+		rest.Abort(c, http.StatusConflict, "conflict", "the reflection's workflow is not reachable")
+		return
+	}
+	var problems []string
+	if rg.Gated(a.Role) {
+		text, rerr := s.readArtifact(ctx, models.Artifact{BlobKey: a.BlobKey, UploadedAt: &a.CreatedAt}, max)
+		if rerr != nil {
+			rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "blob store unavailable; retry")
+			return
+		}
+		problems = rg.CheckArtifact(a.Role, []byte(text))
+		if a.Role == string(rg.EvChangeSpec) && len(problems) == 0 {
+			problems = s.changeSpecProblems(ctx, a.ProjectID, st.Corpus, []byte(text))
+		}
+	}
+	now := time.Now().UTC()
+	ref := wf.ReflectionArtifact{LensID: a.LensID, ArtifactRef: wf.ArtifactRef{ArtifactID: a.ID, Role: a.Role, Path: a.Path,
+		Attempt: a.Attempt, SHA256: info.SHA256, Size: info.Size, Valid: len(problems) == 0, Problems: problems}}
+	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&models.Artifact{}).Where("id = ? AND uploaded_at IS NULL", a.ID).Updates(map[string]any{
+			"sha256": info.SHA256, "size": info.Size, "valid": len(problems) == 0, "problems": strings.Join(problems, "\n"), "uploaded_at": now})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected != 1 {
+			return &ToolError{Code: "conflict", Message: "this upload token was already used"}
+		}
+		return s.signalReflection(ctx, a.TargetID, wf.ArtifactLandedSignal, ref)
+	})
+	if err != nil {
+		var te *ToolError
+		if errors.As(err, &te) {
+			rest.Abort(c, http.StatusConflict, te.Code, te.Message)
+			return
+		}
+		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "could not record the upload; retry with a new artifact.submit")
+		return
+	}
+	s.awaitReflectionRevision(ctx, a.TargetID, st.Revision)
+	c.JSON(http.StatusOK, gin.H{"artifact_id": a.ID, "role": a.Role, "lens_id": a.LensID, "path": a.Path, "sha256": info.SHA256,
+		"size_bytes": info.Size, "valid": len(problems) == 0, "problems": problems})
+}
+
+// changeSpecProblems checks what publish will apply: changed claims exist
+// in the project and follow-ups depend only on corpus experiments.
+func (s *Service) changeSpecProblems(ctx context.Context, projectID string, corpus []string, content []byte) []string {
+	spec, _ := rg.ParseChangeSpec(content)
+	var p []string
+	for _, ch := range spec.ClaimChanges {
+		if ch.ClaimID == "" {
+			continue
+		}
+		var n int64
+		s.DB.WithContext(ctx).Model(&models.Claim{}).Where("id = ? AND project_id = ?", ch.ClaimID, projectID).Count(&n)
+		if n == 0 {
+			p = append(p, "claim_changes names unknown claim "+ch.ClaimID)
+		}
+	}
+	in := map[string]bool{}
+	for _, id := range corpus {
+		in[id] = true
+	}
+	for _, f := range spec.FollowUps {
+		for _, d := range f.DependsOn {
+			if !in[d] {
+				p = append(p, "follow-up "+f.Name+" depends on "+d+", which is not a corpus experiment")
+			}
+		}
+	}
+	return p
+}

@@ -1,0 +1,181 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+
+	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
+	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
+)
+
+// proposalDecision is one corpus experiment's fate in a proposal.
+type proposalDecision struct {
+	ExperimentID    string `json:"experiment_id"`
+	Disposition     string `json:"disposition"`
+	IntegrationKind string `json:"integration_kind"`
+	SourceSHA       string `json:"source_sha,omitempty"`
+	SupersededBy    string `json:"superseded_by,omitempty"`
+	Notes           string `json:"notes,omitempty"`
+}
+
+type consolidationArgs struct {
+	ProjectID    string             `json:"project_id"`
+	ReflectionID string             `json:"reflection_id"`
+	BaseSHA      string             `json:"base_sha"`
+	ProposalSHA  string             `json:"proposal_sha"`
+	Summary      string             `json:"summary"`
+	Validation   map[string]any     `json:"validation"`
+	Decisions    []proposalDecision `json:"decisions"`
+}
+
+func consolidationGet(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in consolidationArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	r, err := s.reflectionRow(ctx, c, in.ProjectID, in.ReflectionID)
+	if err != nil {
+		return nil, err
+	}
+	view, err := s.reflectionView(ctx, r, false)
+	if err != nil {
+		return nil, err
+	}
+	var props []models.ConsolidationProposal
+	if err := s.DB.WithContext(ctx).Where("reflection_id = ?", r.ID).Order("revision").Find(&props).Error; err != nil {
+		return nil, err
+	}
+	latest := map[string]proposalDecision{}
+	proposals := make([]map[string]any, 0, len(props))
+	for _, p := range props {
+		var ds []proposalDecision
+		_ = json.Unmarshal([]byte(p.DecisionsJSON), &ds)
+		latest = map[string]proposalDecision{}
+		for _, d := range ds {
+			latest[d.ExperimentID] = d
+		}
+		proposals = append(proposals, map[string]any{"proposal_id": p.ID, "proposal_revision": p.Revision, "base_sha": p.BaseSHA,
+			"proposal_sha": p.ProposalSHA, "summary": p.Summary, "decisions": ds, "created_at": p.CreatedAt})
+	}
+	exps := []map[string]any{}
+	missing := []string{}
+	for _, e := range decodeCorpus(r.CorpusJSON) {
+		report, err := s.docRef(ctx, e.ReportArtifactID, false)
+		if err != nil {
+			return nil, err
+		}
+		summary := e.Conclusion
+		if report != nil && summary == "" {
+			summary = report["tldr"].(string)
+		}
+		entry := map[string]any{"experiment_id": e.ExperimentID, "name": e.Name, "status": e.Status, "branch": "experiments/" + e.Name,
+			"base_sha": e.BaseSHA, "head_sha": nil, "result_summary": summary, "result_artifact_id": e.ResultArtifactID, "decision": nil}
+		if d, ok := latest[e.ExperimentID]; ok {
+			entry["decision"] = d
+		} else {
+			missing = append(missing, e.ExperimentID)
+		}
+		exps = append(exps, entry)
+	}
+	var feedback []map[string]any
+	var reqs []models.ReviewRequest
+	if err := s.DB.WithContext(ctx).Where("target_id = ? AND kind = ? AND status = ?", r.ID, "consolidation", models.ReviewSubmitted).Order("created_at").Find(&reqs).Error; err != nil {
+		return nil, err
+	}
+	for _, q := range reqs {
+		var sess models.ReviewSession
+		if s.DB.WithContext(ctx).Where("request_id = ?", q.ID).Take(&sess).Error == nil {
+			feedback = append(feedback, map[string]any{"review_request_id": q.ID, "verdict": sess.Verdict, "synopsis": sess.Synopsis, "notes": sess.Notes})
+		}
+	}
+	cur, err := s.central().Read(ctx, r.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"reflection": view["reflection"], "roster": view["roster"], "synthesis": view["synthesis"],
+		"central":   map[string]any{"ref": s.central().Name(r.ProjectID), "sha": cur},
+		"packet":    map[string]any{"immutable": true, "experiments": exps, "proposal_coverage": map[string]any{"covered": len(exps) - len(missing), "missing": missing}},
+		"proposals": proposals, "prior_consolidation_review_feedback": feedback,
+		"rules": map[string]any{"dispositions": dispositions, "integration_kinds": integrationKinds,
+			"code_carrying": "used_as_is and adapted need source_sha and an integration_kind other than none; superseded needs superseded_by"}}, nil
+}
+
+func consolidationSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in consolidationArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	r, err := s.reflectionRow(ctx, c, in.ProjectID, in.ReflectionID)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.reflectionState(ctx, r.ID)
+	if err != nil {
+		return nil, err
+	}
+	if st.Status != rg.Consolidating {
+		return nil, toolErr("gate_blocked", "/reflection_id", "the reflection is %s; a consolidation proposal is taken only while consolidating", st.Status)
+	}
+	if st.Advance != nil {
+		return nil, toolErr("conflict", "/reflection_id", "a central advance is %s; proposals are refused while one is intended or bound", st.Advance.Status)
+	}
+	if st.Proposal != nil {
+		return nil, &ToolError{Code: "conflict", Pointer: "/reflection_id", Message: "a consolidation proposal was already submitted for this attempt (revision) and is immutable",
+			Details: map[string]any{"proposal_id": st.Proposal.ProposalID, "proposal_revision": st.Proposal.Revision}}
+	}
+	if err := checkDecisions(st.Corpus, in.Decisions); err != nil {
+		return nil, err
+	}
+	val, _ := json.Marshal(in.Validation)
+	ds, _ := json.Marshal(in.Decisions)
+	p := models.ConsolidationProposal{ID: models.NewID("cp_"), ProjectID: r.ProjectID, ReflectionID: r.ID, Revision: st.ProposalRevision,
+		BaseSHA: in.BaseSHA, ProposalSHA: in.ProposalSHA, Summary: in.Summary, ValidationJSON: string(val), DecisionsJSON: string(ds),
+		CreatedBy: c.Principal.CredentialID}
+	ref := wf.ProposalRef{ProposalID: p.ID, Revision: p.Revision, BaseSHA: p.BaseSHA, ProposalSHA: p.ProposalSHA}
+	if err := models.SubmitProposal(ctx, s.DB, p, func() error { return s.signalReflection(ctx, r.ID, wf.ProposalSubmittedSignal, ref) }); err != nil {
+		return nil, err
+	}
+	s.awaitReflectionRevision(ctx, r.ID, st.Revision)
+	return map[string]any{"proposal_id": p.ID, "proposal_revision": p.Revision, "immutable": true, "reflection_id": r.ID,
+		"next": "request the consolidation review (review.request role consolidation_reviewer)"}, nil
+}
+
+// checkDecisions wants exactly one decision per corpus experiment, each
+// consistent: code-carrying dispositions name source_sha and a kind other
+// than none; superseded names superseded_by.
+func checkDecisions(corpus []string, ds []proposalDecision) error {
+	in := map[string]bool{}
+	for _, id := range corpus {
+		in[id] = true
+	}
+	seen := map[string]bool{}
+	for i, d := range ds {
+		at := "/decisions/" + strconv.Itoa(i)
+		switch {
+		case !in[d.ExperimentID]:
+			return invalid(at+"/experiment_id", "experiment "+d.ExperimentID+" is not in this wave's corpus")
+		case seen[d.ExperimentID]:
+			return invalid(at+"/experiment_id", "experiment "+d.ExperimentID+" has more than one decision")
+		case (d.Disposition == "used_as_is" || d.Disposition == "adapted") && d.SourceSHA == "":
+			return invalid(at+"/source_sha", d.Disposition+" carries code: give source_sha")
+		case (d.Disposition == "used_as_is" || d.Disposition == "adapted") && d.IntegrationKind == "none":
+			return invalid(at+"/integration_kind", d.Disposition+" carries code: integration_kind cannot be none")
+		case d.Disposition == "superseded" && d.SupersededBy == "":
+			return invalid(at+"/superseded_by", "superseded needs superseded_by")
+		}
+		seen[d.ExperimentID] = true
+	}
+	var missing []string
+	for _, id := range corpus {
+		if !seen[id] {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		return &ToolError{Code: "invalid_input", Pointer: "/decisions", Message: "one decision per corpus experiment is required",
+			Details: map[string]any{"missing_experiment_ids": missing}}
+	}
+	return nil
+}

@@ -1,0 +1,132 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/temporal"
+	"gorm.io/gorm"
+
+	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
+	"github.com/gatehouse/gatehouse/workflows/research/gates"
+	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
+)
+
+// corpusEntry is one finished experiment as snapshotted at reflection.create.
+type corpusEntry struct {
+	ExperimentID     string `json:"experiment_id"`
+	Name             string `json:"name"`
+	Intent           string `json:"intent"`
+	Status           string `json:"status"`
+	Conclusion       string `json:"conclusion"`
+	ReportArtifactID string `json:"report_artifact_id,omitempty"`
+	GraphArtifactID  string `json:"graph_artifact_id,omitempty"`
+	ResultArtifactID string `json:"result_artifact_id,omitempty"`
+	// BaseSHA is the project's central sha when the wave opened.
+	BaseSHA string `json:"base_sha"`
+}
+
+// reflectionRow loads a wave of a project the caller may use.
+func (s *Service) reflectionRow(ctx context.Context, c *Call, projectID, id string) (models.Reflection, error) {
+	if _, err := s.project(ctx, c, projectID); err != nil {
+		return models.Reflection{}, err
+	}
+	var r models.Reflection
+	err := s.DB.WithContext(ctx).Where("id = ? AND project_id = ?", id, projectID).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return r, toolErr("not_found", "/reflection_id", "no reflection %s in project %s", id, projectID)
+	}
+	return r, err
+}
+
+// latestReflection returns the project's open wave, else its newest (ok false if none).
+func (s *Service) latestReflection(ctx context.Context, projectID string) (models.Reflection, bool, error) {
+	var r models.Reflection
+	err := s.DB.WithContext(ctx).Where("project_id = ?", projectID).Order("open_project IS NULL, created_at DESC").Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return r, false, nil
+	}
+	return r, err == nil, err
+}
+
+// reflectionState queries the wave's workflow (the authority for its gate).
+func (s *Service) reflectionState(ctx context.Context, id string) (wf.ReflectionState, error) {
+	var st wf.ReflectionState
+	v, err := s.Temporal.QueryWorkflow(ctx, wf.ReflectionWorkflowID(id), "", wf.StateQuery)
+	if err != nil {
+		return st, err
+	}
+	return st, v.Get(&st)
+}
+
+// awaitReflectionRevision waits briefly until the wave applied a signal
+// sent after it was at revision rev.
+func (s *Service) awaitReflectionRevision(ctx context.Context, id string, rev int) {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		st, err := s.reflectionState(ctx, id)
+		if err != nil || st.Revision > rev {
+			return
+		}
+		time.Sleep(40 * time.Millisecond)
+	}
+}
+
+func (s *Service) signalReflection(ctx context.Context, id, name string, payload any) error {
+	if err := s.Temporal.SignalWorkflow(ctx, wf.ReflectionWorkflowID(id), "", name, payload); err != nil {
+		return toolErr("conflict", "", "the reflection workflow does not accept %s (it may be finished): %v", name, err)
+	}
+	return nil
+}
+
+// central returns where the projects' central refs live.
+func (s *Service) central() models.CentralRefs {
+	return models.NewCentralRefs(s.DB, s.Config.CentralGitDir)
+}
+
+// reflectionTransitionError maps the update's refusals to tool errors.
+func reflectionTransitionError(err error) error {
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) {
+		switch ae.Type() {
+		case wf.ErrTypeGateBlocked:
+			var be gates.BlockedError
+			_ = ae.Details(&be)
+			return &ToolError{Code: "gate_blocked", Pointer: "/transition", Message: ae.Message(), Details: map[string]any{
+				"current_gate": be.Gate, "allowed_transitions": be.AllowedActions, "blocked_actions": be.BlockedActions, "missing_evidence": be.MissingEvidence}}
+		case wf.ErrTypeInvalidInput:
+			return invalid("/transition", ae.Message())
+		}
+	}
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return toolErr("conflict", "/reflection_id", "the reflection's workflow is finished or missing")
+	}
+	return err
+}
+
+// finishedSinceReflection counts the project's experiments that finished
+// since its last published reflection (the reflection_required limit).
+func (s *Service) finishedSinceReflection(ctx context.Context, projectID string) (int64, error) {
+	since, err := models.LastPublishedAt(ctx, s.DB, projectID)
+	if err != nil {
+		return 0, err
+	}
+	return models.CountFinishedSince(ctx, s.DB, projectID, since)
+}
+
+func decodeLenses(raw string) []rg.Lens {
+	var ls []rg.Lens
+	_ = json.Unmarshal([]byte(raw), &ls)
+	return ls
+}
+
+func decodeCorpus(raw string) []corpusEntry {
+	var cs []corpusEntry
+	_ = json.Unmarshal([]byte(raw), &cs)
+	return cs
+}

@@ -1,0 +1,173 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+
+	"go.temporal.io/sdk/client"
+
+	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
+	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
+)
+
+type reflectionArgs struct {
+	ProjectID      string         `json:"project_id"`
+	ReflectionID   string         `json:"reflection_id"`
+	Title          string         `json:"title"`
+	Lenses         []rg.Lens      `json:"lenses"`
+	IncludeContent bool           `json:"include_content"`
+	Transition     string         `json:"transition"`
+	Evidence       map[string]any `json:"evidence"`
+}
+
+// roster builds the five lenses: the core three (a listed core id keeps
+// its default charter unless one is given) plus exactly two designed ones.
+func roster(given []rg.Lens) ([]rg.Lens, error) {
+	out := append([]rg.Lens{}, rg.CoreLenses...)
+	seen := map[string]bool{}
+	designed := 0
+	for i, l := range given {
+		if seen[l.ID] {
+			return nil, invalid("/lenses/"+strconv.Itoa(i)+"/id", "lens id "+l.ID+" is repeated")
+		}
+		seen[l.ID] = true
+		core := false
+		for j := range out[:3] {
+			if out[j].ID == l.ID {
+				out[j].Charter, out[j].Title = l.Charter, l.Title
+				core = true
+			}
+		}
+		if !core {
+			l.Core = false
+			out = append(out, l)
+			designed++
+		}
+	}
+	if designed != rg.RosterSize-len(rg.CoreLenses) {
+		return nil, invalid("/lenses", "the roster is exactly five lenses: amplify, avoid, entropy and the two you design; you designed "+strconv.Itoa(designed))
+	}
+	return out, nil
+}
+
+func reflectionCreate(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in reflectionArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	p, err := s.project(ctx, c, in.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	lenses, err := roster(in.Lenses)
+	if err != nil {
+		return nil, err
+	}
+	corpus, err := s.snapshotCorpus(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(corpus))
+	for _, e := range corpus {
+		ids = append(ids, e.ExperimentID)
+	}
+	lj, _ := json.Marshal(lenses)
+	cj, _ := json.Marshal(corpus)
+	r := models.Reflection{ID: models.NewID("refl_"), ProjectID: p.ID, Title: in.Title, Status: string(rg.Reflecting),
+		LensesJSON: string(lj), CorpusJSON: string(cj)}
+	err = models.CreateReflection(ctx, s.DB, r, func() error {
+		_, err := s.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: wf.ReflectionWorkflowID(r.ID), TaskQueue: s.Config.TaskQueue},
+			wf.ReflectionWorkflowName, wf.ReflectionInput{ProjectID: p.ID, ReflectionID: r.ID, Title: in.Title, Lenses: lenses, Corpus: ids})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"reflection_id": r.ID, "workflow_id": wf.ReflectionWorkflowID(r.ID), "status": rg.Reflecting,
+		"roster": lenses, "corpus": corpus, "folder": "reflections/" + r.ID + "/",
+		"next": "fan out one subagent per lens; each writes reflections/" + r.ID + "/lenses/<lens_id>.md and artifact.submit it with role reflection_lens_doc"}, nil
+}
+
+// snapshotCorpus lists the project's finished experiments with their
+// final report, graph and result artifacts (artifacts are immutable, so
+// their ids are the snapshot).
+func (s *Service) snapshotCorpus(ctx context.Context, projectID string) ([]corpusEntry, error) {
+	var exps []models.Experiment
+	if err := s.DB.WithContext(ctx).Where("project_id = ? AND status IN ?", projectID, []string{"complete", "failed", "abandoned"}).
+		Order("created_at").Find(&exps).Error; err != nil {
+		return nil, err
+	}
+	base, err := s.central().Read(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]corpusEntry, 0, len(exps))
+	for _, e := range exps {
+		ce := corpusEntry{ExperimentID: e.ID, Name: e.Name, Intent: e.Intent, Status: e.Status, Conclusion: e.Conclusion, BaseSHA: base}
+		var as []models.Artifact
+		if err := s.DB.WithContext(ctx).Where("target_type = ? AND target_id = ? AND attempt = ? AND uploaded_at IS NOT NULL", "experiment", e.ID, e.Attempt).
+			Order("created_at").Find(&as).Error; err != nil {
+			return nil, err
+		}
+		for _, a := range as {
+			switch a.Role {
+			case "report":
+				ce.ReportArtifactID = a.ID
+			case "graph":
+				ce.GraphArtifactID = a.ID
+			case "result":
+				ce.ResultArtifactID = a.ID
+			}
+		}
+		out = append(out, ce)
+	}
+	return out, nil
+}
+
+func reflectionTransition(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in reflectionArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	if _, err := s.reflectionRow(ctx, c, in.ProjectID, in.ReflectionID); err != nil {
+		return nil, err
+	}
+	h, err := s.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: wf.ReflectionWorkflowID(in.ReflectionID),
+		UpdateName: wf.TransitionUpdate, Args: []any{wf.TransitionRequest{Transition: in.Transition, Evidence: in.Evidence}},
+		WaitForStage: client.WorkflowUpdateStageCompleted})
+	var res wf.ReflectionTransitionResult
+	if err == nil {
+		err = h.Get(ctx, &res)
+	}
+	if err != nil {
+		return nil, reflectionTransitionError(err)
+	}
+	return res, nil
+}
+
+func reflectionList(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in reflectionArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
+		return nil, err
+	}
+	var rs []models.Reflection
+	if err := s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("created_at DESC").Limit(200).Find(&rs).Error; err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, reflectionSummary(r))
+	}
+	return map[string]any{"reflections": out, "authority": "gates are mirrored from each wave's workflow"}, nil
+}
+
+func reflectionSummary(r models.Reflection) map[string]any {
+	return map[string]any{"reflection_id": r.ID, "title": r.Title, "status": r.Status, "current_gate": r.Gate, "next_action": r.NextAction,
+		"attempt_index": r.Attempt, "open": r.OpenProject != nil, "published_at": r.PublishedAt, "created_at": r.CreatedAt,
+		"project_graph_artifact_id": r.GraphArtifactID, "reflection_doc_artifact_id": r.DocArtifactID}
+}

@@ -1,0 +1,188 @@
+package reflectgates
+
+import "github.com/gatehouse/gatehouse/workflows/research/gates"
+
+// Status is a reflection wave's lifecycle status.
+type Status string
+
+// Reflection statuses.
+const (
+	Reflecting       Status = "reflecting"
+	Synthesizing     Status = "synthesizing"
+	ReflectionReview Status = "reflection_review"
+	Consolidating    Status = "consolidating"
+	Published        Status = "published"
+	Abandoned        Status = "abandoned"
+)
+
+// Terminal reports whether no transition leaves s.
+func (s Status) Terminal() bool { return s == Published || s == Abandoned }
+
+// Evidence a reflection's gates check (artifact evidence is named by role).
+const (
+	EvLensDocs            gates.Evidence = "reflection_lens_doc"
+	EvProjectGraph        gates.Evidence = "project_graph"
+	EvReflectionDoc       gates.Evidence = "reflection_doc"
+	EvChangeSpec          gates.Evidence = "change_spec"
+	EvReflectionReview    gates.Evidence = "reflection_review"
+	EvProposal            gates.Evidence = "consolidation_proposal"
+	EvConsolidationReview gates.Evidence = "consolidation_review"
+	EvCentralAdvance      gates.Evidence = "central_advance"
+)
+
+// Kind says how a requirement's evidence is judged and reported.
+type Kind int
+
+const (
+	// KindLenses is one lens doc per roster lens; Missing names the next lens.
+	KindLenses Kind = iota
+	// KindArtifact is an uploaded artifact of a role that must pass its check.
+	KindArtifact
+	// KindReview is a review whose pass, pinned to the current snapshot, is needed.
+	KindReview
+	// KindProposal is the consolidation proposal of the current revision.
+	KindProposal
+	// KindAdvance is the central advance: Requested while intended, Satisfied
+	// once bound, Invalid once failed or stale.
+	KindAdvance
+)
+
+// Requirement is one row of a status: while Evidence is not satisfied the
+// reflection sits at Gate with NextAction and may call AllowedTools.
+type Requirement struct {
+	Evidence     gates.Evidence
+	Kind         Kind
+	Gate         string
+	NextAction   string
+	AllowedTools []string
+	// WaitAction is the next action of a review row once the review started.
+	WaitAction string
+	// InvalidGate and InvalidAction describe a failed advance.
+	InvalidGate, InvalidAction string
+	// LocksSide blocks the side transitions (abandon) while this evidence
+	// is Requested or Satisfied: a central advance in flight or bound.
+	LocksSide bool
+}
+
+// Forward is what a status offers once every requirement is satisfied.
+type Forward struct {
+	Transition   string
+	Gate         string
+	NextAction   string
+	AllowedTools []string
+}
+
+// Stage is one open status of the machine.
+type Stage struct {
+	Status       Status
+	Requirements []Requirement
+	Forward      Forward
+	Side         []string
+}
+
+// Transition names (the reflection.transition argument).
+const (
+	TSubmitReflections         = "submit_reflections"
+	TSubmitReflectionArtifacts = "submit_reflection_artifacts"
+	TBeginConsolidation        = "begin_consolidation"
+	TPublish                   = "publish"
+	TAbandon                   = "abandon"
+
+	toolTransition   = "reflection.transition"
+	toolGet          = "reflection.get"
+	toolArtifact     = "artifact.submit"
+	toolReviewReq    = "review.request"
+	toolReviewStatus = "review.status"
+	toolConsGet      = "consolidation.get"
+	toolConsSubmit   = "consolidation.submit"
+	toolStatus       = "workflow.status_and_next"
+)
+
+// Table is the reflection gate machine. Adding a gate is adding a row.
+var Table = []Stage{
+	{
+		Status: Reflecting,
+		Requirements: []Requirement{
+			{Evidence: EvLensDocs, Kind: KindLenses, Gate: "reflection_roster_incomplete", NextAction: "fan_out_reflection_subagents", AllowedTools: []string{toolGet, toolArtifact}},
+		},
+		Forward: Forward{Transition: TSubmitReflections, Gate: "reflections_complete", NextAction: "submit_reflections", AllowedTools: []string{toolTransition}},
+		Side:    []string{TAbandon},
+	},
+	{
+		Status: Synthesizing,
+		Requirements: []Requirement{
+			{Evidence: EvProjectGraph, Kind: KindArtifact, Gate: "project_graph_required", NextAction: "update_and_submit_project_graph", AllowedTools: []string{toolGet, toolArtifact}},
+			{Evidence: EvReflectionDoc, Kind: KindArtifact, Gate: "reflection_doc_required", NextAction: "write_and_submit_reflection_doc", AllowedTools: []string{toolGet, toolArtifact}},
+			{Evidence: EvChangeSpec, Kind: KindArtifact, Gate: "change_spec_required", NextAction: "write_and_submit_change_spec", AllowedTools: []string{toolGet, toolArtifact}},
+		},
+		Forward: Forward{Transition: TSubmitReflectionArtifacts, Gate: "reflection_review_required", NextAction: "submit_reflection_artifacts", AllowedTools: []string{toolTransition}},
+		Side:    []string{TAbandon},
+	},
+	{
+		Status: ReflectionReview,
+		Requirements: []Requirement{
+			{Evidence: EvReflectionReview, Kind: KindReview, Gate: string(ReflectionReview), NextAction: "launch_reflection_reviewer", WaitAction: "wait_for_reflection_review", AllowedTools: []string{toolReviewReq, toolReviewStatus}},
+		},
+		Forward: Forward{Transition: TBeginConsolidation, Gate: "reflection_review_passed", NextAction: "begin_consolidation", AllowedTools: []string{toolTransition}},
+		Side:    []string{TAbandon},
+	},
+	{
+		Status: Consolidating,
+		Requirements: []Requirement{
+			{Evidence: EvProposal, Kind: KindProposal, Gate: "consolidation_proposal_required", NextAction: "submit_consolidation_proposal", AllowedTools: []string{toolConsGet, toolConsSubmit}},
+			{Evidence: EvConsolidationReview, Kind: KindReview, Gate: "consolidating", NextAction: "launch_consolidation_reviewer", WaitAction: "wait_for_consolidation_review", AllowedTools: []string{toolReviewReq, toolReviewStatus}},
+			{Evidence: EvCentralAdvance, Kind: KindAdvance, Gate: "central_advance_required", NextAction: "wait_for_central_advance", AllowedTools: []string{},
+				InvalidGate: "consolidation_proposal_required", InvalidAction: "submit_consolidation_proposal", LocksSide: true},
+		},
+		// The workflow publishes by itself once the advance is bound (the
+		// runner's publish); the publish transition asks for it explicitly.
+		Forward: Forward{Transition: TPublish, Gate: "consolidation_review_passed", NextAction: "wait_for_runner_publish", AllowedTools: []string{toolTransition}},
+		Side:    []string{TAbandon},
+	},
+}
+
+// Move is where a transition takes a reflection.
+type Move struct {
+	Name string
+	From []Status // nil: every open status
+	To   Status
+}
+
+// Moves lists every transition.
+var Moves = []Move{
+	{Name: TSubmitReflections, From: []Status{Reflecting}, To: Synthesizing},
+	{Name: TSubmitReflectionArtifacts, From: []Status{Synthesizing}, To: ReflectionReview},
+	{Name: TBeginConsolidation, From: []Status{ReflectionReview}, To: Consolidating},
+	{Name: TPublish, From: []Status{Consolidating}, To: Published},
+	{Name: TAbandon, To: Abandoned},
+}
+
+// ReviewKinds maps a review status to the review kind pending there and
+// the evidence it satisfies.
+var ReviewKinds = map[Status]struct {
+	Kind     string
+	Evidence gates.Evidence
+}{
+	ReflectionReview: {"reflection", EvReflectionReview},
+	Consolidating:    {"consolidation", EvConsolidationReview},
+}
+
+// StageOf returns the stage of an open status.
+func StageOf(s Status) (Stage, bool) {
+	for _, st := range Table {
+		if st.Status == s {
+			return st, true
+		}
+	}
+	return Stage{}, false
+}
+
+// MoveOf resolves a transition name.
+func MoveOf(name string) (Move, bool) {
+	for _, m := range Moves {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Move{}, false
+}

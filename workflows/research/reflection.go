@@ -1,0 +1,249 @@
+package research
+
+import (
+	"errors"
+	"sort"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/gatehouse/gatehouse/workflows/platform"
+	"github.com/gatehouse/gatehouse/workflows/research/gates"
+	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
+)
+
+// reflection is the wave workflow's state and its dirty flag.
+type reflection struct {
+	state ReflectionState
+	dirty bool
+}
+
+// Reflection runs one reflection wave from reflecting to published or
+// abandoned: lens docs and synthesis artifacts arrive as signals, reviews
+// as signals, transitions as a validated update; once the consolidation
+// review passes it advances the central ref and publishes by itself.
+func Reflection(ctx workflow.Context, in ReflectionInput) (ReflectionState, error) {
+	w := &reflection{state: ReflectionState{ProjectID: in.ProjectID, ReflectionID: in.ReflectionID, Title: in.Title,
+		Status: rg.Reflecting, Lenses: in.Lenses, Corpus: in.Corpus, Artifacts: map[string]ArtifactRef{},
+		Reviews: map[string]ReviewState{}, History: []TransitionRecord{}}}
+	if err := w.setup(ctx); err != nil {
+		return w.state, err
+	}
+	return w.run(ctx)
+}
+
+// setup registers the query, the transition update and the signal readers.
+func (w *reflection) setup(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (ReflectionState, error) { return w.state, nil }); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, TransitionUpdate, w.transition,
+		workflow.UpdateHandlerOptions{Validator: w.validateTransition}); err != nil {
+		return err
+	}
+	receive(ctx, ArtifactLandedSignal, w.artifactLanded)
+	receive(ctx, ReviewRequestedSignal, w.reviewRequested)
+	receive(ctx, ReviewStartedSignal, w.reviewStarted)
+	receive(ctx, ReviewVerdictSignal, func(v ReviewVerdict) { w.reviewVerdict(workflow.Now(ctx), v) })
+	receive(ctx, ProposalSubmittedSignal, w.proposalSubmitted)
+	return workflow.UpsertTypedSearchAttributes(ctx, platform.KindKey.ValueSet(KindReflection),
+		platform.ProjectKey.ValueSet(w.state.ProjectID))
+}
+
+// run mirrors every change, runs the central advance when its gate opens
+// and publishes once it is bound.
+func (w *reflection) run(ctx workflow.Context) (ReflectionState, error) {
+	w.dirty = true
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
+	})
+	for {
+		if err := workflow.Await(ctx, func() bool { return w.dirty || w.advanceDue() || w.publishDue() }); err != nil {
+			return w.state, err
+		}
+		if w.advanceDue() {
+			w.advance(ctx)
+		}
+		if w.publishDue() {
+			if err := w.publish(ctx); err != nil {
+				return w.state, err
+			}
+		}
+		if w.dirty {
+			w.dirty = false
+			d := w.state.Decision()
+			if err := workflow.UpsertTypedSearchAttributes(ctx, platform.GateKey.ValueSet(d.Gate)); err != nil {
+				return w.state, err
+			}
+			rec := ReflectionRecord{ReflectionID: w.state.ReflectionID, Status: string(w.state.Status), Gate: d.Gate,
+				NextAction: d.NextAction, Attempt: w.state.Attempt, Revision: w.state.Revision, Terminal: w.state.Status.Terminal()}
+			if err := workflow.ExecuteActivity(actx, RecordReflectionActivity, rec).Get(ctx, nil); err != nil {
+				return w.state, err
+			}
+		}
+		if w.state.Status.Terminal() && !w.dirty {
+			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+				return w.state, err
+			}
+			return w.state, nil
+		}
+	}
+}
+
+// validateTransition refuses, before history, a transition the gate does
+// not allow.
+func (w *reflection) validateTransition(ctx workflow.Context, req TransitionRequest) error {
+	_, err := rg.Check(w.state.Status, w.state.Facts(), req.Transition)
+	var be *gates.BlockedError
+	if errors.As(err, &be) {
+		return temporal.NewApplicationErrorWithOptions(be.Error(), ErrTypeGateBlocked,
+			temporal.ApplicationErrorOptions{NonRetryable: true, Details: []any{*be}})
+	}
+	if err != nil {
+		return temporal.NewApplicationErrorWithOptions(err.Error(), ErrTypeInvalidInput, temporal.ApplicationErrorOptions{NonRetryable: true})
+	}
+	return nil
+}
+
+// ReflectionTransitionResult answers TransitionUpdate on a wave.
+type ReflectionTransitionResult struct {
+	Transition string         `json:"transition"`
+	From       rg.Status      `json:"from"`
+	Status     rg.Status      `json:"status"`
+	Attempt    int            `json:"attempt_index"`
+	Decision   gates.Decision `json:"workflow"`
+}
+
+// transition applies an accepted move. publish waits for the runner's
+// publish, which the bound advance already started.
+func (w *reflection) transition(ctx workflow.Context, req TransitionRequest) (ReflectionTransitionResult, error) {
+	m, err := rg.Check(w.state.Status, w.state.Facts(), req.Transition)
+	if err != nil {
+		return ReflectionTransitionResult{}, err
+	}
+	from := w.state.Status
+	if m.Name == rg.TPublish {
+		if err := workflow.Await(ctx, func() bool { return w.state.Status.Terminal() }); err != nil {
+			return ReflectionTransitionResult{}, err
+		}
+	} else {
+		w.move(workflow.Now(ctx), m.Name, m.To, false)
+	}
+	return ReflectionTransitionResult{Transition: m.Name, From: from, Status: w.state.Status, Attempt: w.state.Attempt, Decision: w.state.Decision()}, nil
+}
+
+// move changes status, records the sealed artifacts and resets the review
+// of a review status being entered.
+func (w *reflection) move(now time.Time, name string, to rg.Status, newAttempt bool) {
+	var sealed []string
+	for k := range w.state.Artifacts {
+		if a, ok := w.state.current(k); ok {
+			sealed = append(sealed, a.ArtifactID)
+		}
+	}
+	sort.Strings(sealed)
+	w.state.History = append(w.state.History, TransitionRecord{Transition: name, From: gates.Status(w.state.Status), To: gates.Status(to),
+		Attempt: w.state.Attempt, Sealed: sealed, At: now})
+	if newAttempt {
+		w.state.Attempt++
+	}
+	w.state.Status = to
+	if rk, ok := rg.ReviewKinds[to]; ok {
+		w.state.Reviews[rk.Kind] = ReviewState{Status: ReviewStatusNone}
+	}
+	w.changed()
+}
+
+func (w *reflection) changed() {
+	w.state.Revision++
+	w.dirty = true
+}
+
+func (w *reflection) artifactLanded(a ReflectionArtifact) {
+	if w.state.Status.Terminal() || a.Attempt != w.state.Attempt {
+		return
+	}
+	if a.Role == string(rg.EvLensDocs) && !w.hasLens(a.LensID) {
+		return
+	}
+	w.state.Artifacts[ArtifactKey(a.Role, a.LensID)] = a.ArtifactRef
+	w.changed()
+}
+
+func (w *reflection) hasLens(id string) bool {
+	for _, l := range w.state.Lenses {
+		if l.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *reflection) reviewRequested(r ReviewRequested) {
+	if w.state.ReviewKind() != r.Kind || w.state.Decision().ReviewEvidence == "" {
+		return
+	}
+	w.state.Reviews[r.Kind] = ReviewState{Status: ReviewStatusRequested, RequestID: r.RequestID, Role: r.Role,
+		ExpiresAt: r.ExpiresAt, SnapshotToken: r.SnapshotToken}
+	w.changed()
+}
+
+func (w *reflection) reviewStarted(r ReviewStarted) {
+	cur := w.state.Reviews[r.Kind]
+	if w.state.ReviewKind() != r.Kind || cur.RequestID != r.RequestID || cur.Status != ReviewStatusRequested {
+		return
+	}
+	cur.Status = ReviewStatusStarted
+	w.state.Reviews[r.Kind] = cur
+	w.changed()
+}
+
+// reviewVerdict applies a verdict of the current request; the API checked
+// it with reflectgates.RouteVerdict before signalling.
+func (w *reflection) reviewVerdict(now time.Time, v ReviewVerdict) {
+	cur := w.state.Reviews[v.Kind]
+	if w.state.ReviewKind() != v.Kind || cur.RequestID != v.RequestID || w.state.Advance != nil {
+		return
+	}
+	route, err := rg.RouteVerdict(v.Kind, v.Verdict, v.ReturnTo)
+	if err != nil {
+		return
+	}
+	if !route.Moves {
+		cur.Status = ReviewStatusPassed
+		w.state.Reviews[v.Kind] = cur
+		w.changed()
+		return
+	}
+	w.state.RevisionContext = &RevisionContext{From: gates.Status(w.state.Status), Verdict: v.Verdict, ReturnTo: string(route.To),
+		Synopsis: v.Synopsis, Notes: v.Notes, RequestID: v.RequestID}
+	w.state.Reviews[v.Kind] = ReviewState{Status: ReviewStatusNone}
+	if route.NewRevision {
+		w.newProposalRevision()
+	}
+	w.state.History = append(w.state.History, TransitionRecord{Transition: "review_" + v.Verdict, From: gates.Status(w.state.Status),
+		To: gates.Status(route.To), Attempt: w.state.Attempt, At: now})
+	if route.NewAttempt {
+		w.state.Attempt++
+	}
+	w.state.Status = route.To
+	w.changed()
+}
+
+// newProposalRevision retires the current proposal: the next one is a new,
+// immutable revision, reviewed afresh.
+func (w *reflection) newProposalRevision() {
+	w.state.ProposalRevision++
+	w.state.Proposal = nil
+	w.state.Reviews["consolidation"] = ReviewState{Status: ReviewStatusNone}
+}
+
+func (w *reflection) proposalSubmitted(p ProposalRef) {
+	if w.state.Status != rg.Consolidating || p.Revision != w.state.ProposalRevision || w.state.Proposal != nil || w.state.Advance != nil {
+		return
+	}
+	w.state.Proposal = &p
+	w.changed()
+}

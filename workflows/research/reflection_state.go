@@ -1,0 +1,179 @@
+package research
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strconv"
+
+	"github.com/gatehouse/gatehouse/workflows/research/gates"
+	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
+)
+
+// ReflectionInput starts a reflection wave.
+type ReflectionInput struct {
+	ProjectID    string    `json:"project_id"`
+	ReflectionID string    `json:"reflection_id"`
+	Title        string    `json:"title"`
+	Lenses       []rg.Lens `json:"lenses"`
+	// Corpus is the ids of the finished experiments snapshotted at create.
+	Corpus []string `json:"corpus"`
+}
+
+// ReflectionArtifact is the ArtifactLandedSignal payload for a wave.
+type ReflectionArtifact struct {
+	ArtifactRef
+	LensID string `json:"lens_id,omitempty"`
+}
+
+// ProposalRef is the ProposalSubmittedSignal payload.
+type ProposalRef struct {
+	ProposalID  string `json:"proposal_id"`
+	Revision    int    `json:"proposal_revision"`
+	BaseSHA     string `json:"base_sha"`
+	ProposalSHA string `json:"proposal_sha"`
+}
+
+// AdvanceState is a central advance as the workflow knows it.
+type AdvanceState struct {
+	Revision int    `json:"proposal_revision"`
+	Status   string `json:"status"`
+	Expected string `json:"expected"`
+	Target   string `json:"target"`
+	Observed string `json:"observed,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Advance statuses (the same words as the database record's).
+const (
+	AdvanceIntended = "intended"
+	AdvanceBound    = "bound"
+	AdvanceFailed   = "failed"
+	AdvanceStale    = "stale"
+)
+
+// ReflectionState is the workflow's state, returned by StateQuery.
+type ReflectionState struct {
+	ProjectID    string    `json:"project_id"`
+	ReflectionID string    `json:"reflection_id"`
+	Title        string    `json:"title"`
+	Status       rg.Status `json:"status"`
+	Attempt      int       `json:"attempt_index"`
+	// ProposalRevision numbers consolidation proposals; a rejected or
+	// unbound proposal opens the next revision.
+	ProposalRevision int                    `json:"proposal_revision"`
+	Revision         int                    `json:"revision"`
+	Lenses           []rg.Lens              `json:"lenses"`
+	Corpus           []string               `json:"corpus"`
+	Artifacts        map[string]ArtifactRef `json:"artifacts"`
+	Reviews          map[string]ReviewState `json:"reviews"`
+	Proposal         *ProposalRef           `json:"proposal,omitempty"`
+	Advance          *AdvanceState          `json:"central_advance,omitempty"`
+	Advances         []AdvanceState         `json:"past_advances,omitempty"`
+	RevisionContext  *RevisionContext       `json:"revision_context,omitempty"`
+	Published        *PublishResult         `json:"published,omitempty"`
+	History          []TransitionRecord     `json:"history"`
+}
+
+// ArtifactKey is where an artifact of role (and lens) lives in Artifacts.
+func ArtifactKey(role, lensID string) string {
+	if role == string(rg.EvLensDocs) {
+		return role + ":" + lensID
+	}
+	return role
+}
+
+// current returns the valid-or-not artifact at key of the current attempt.
+func (s *ReflectionState) current(key string) (ArtifactRef, bool) {
+	a, ok := s.Artifacts[key]
+	return a, ok && a.Attempt == s.Attempt
+}
+
+// NextLens is the first roster lens whose doc is missing or invalid ("" if none).
+func (s *ReflectionState) NextLens() string {
+	for _, l := range s.Lenses {
+		if a, ok := s.current(ArtifactKey(string(rg.EvLensDocs), l.ID)); !ok || !a.Valid {
+			return l.ID
+		}
+	}
+	return ""
+}
+
+// ReviewKind is the review kind pending at the status ("" if none).
+func (s *ReflectionState) ReviewKind() string { return rg.ReviewKinds[s.Status].Kind }
+
+// Facts derives the gate machine's evidence levels from the state.
+func (s *ReflectionState) Facts() gates.Facts {
+	f := gates.Facts{}
+	lv := gates.Satisfied
+	for _, l := range s.Lenses {
+		a, ok := s.current(ArtifactKey(string(rg.EvLensDocs), l.ID))
+		switch {
+		case ok && !a.Valid:
+			lv = gates.Invalid
+		case !ok && lv == gates.Satisfied:
+			lv = gates.Missing
+		}
+	}
+	f[rg.EvLensDocs] = lv
+	for _, ev := range []gates.Evidence{rg.EvProjectGraph, rg.EvReflectionDoc, rg.EvChangeSpec} {
+		if a, ok := s.current(string(ev)); ok {
+			f[ev] = gates.Invalid
+			if a.Valid {
+				f[ev] = gates.Satisfied
+			}
+		}
+	}
+	if s.Proposal != nil && s.Proposal.Revision == s.ProposalRevision {
+		f[rg.EvProposal] = gates.Satisfied
+	}
+	if rk, ok := rg.ReviewKinds[s.Status]; ok {
+		switch r := s.Reviews[rk.Kind]; r.Status {
+		case ReviewStatusRequested:
+			f[rk.Evidence] = gates.Requested
+		case ReviewStatusStarted:
+			f[rk.Evidence] = gates.Started
+		case ReviewStatusPassed:
+			if r.SnapshotToken == s.SnapshotToken() {
+				f[rk.Evidence] = gates.Satisfied
+			}
+		}
+	}
+	if a := s.Advance; a != nil {
+		switch a.Status {
+		case AdvanceIntended:
+			f[rg.EvCentralAdvance] = gates.Requested
+		case AdvanceBound:
+			f[rg.EvCentralAdvance] = gates.Satisfied
+		default:
+			f[rg.EvCentralAdvance] = gates.Invalid
+		}
+	}
+	return f
+}
+
+// Decision evaluates the current gate.
+func (s *ReflectionState) Decision() gates.Decision { return rg.Evaluate(s.Status, s.Facts()) }
+
+// SnapshotToken fingerprints what a reviewer sees: status, attempt,
+// proposal revision, the current artifacts and the proposal.
+func (s *ReflectionState) SnapshotToken() string {
+	h := sha256.New()
+	h.Write([]byte(string(s.Status) + "|" + strconv.Itoa(s.Attempt) + "|" + strconv.Itoa(s.ProposalRevision)))
+	keys := make([]string, 0, len(s.Artifacts))
+	for k := range s.Artifacts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if a, ok := s.current(k); ok {
+			h.Write([]byte("|" + k + "=" + a.ArtifactID + ":" + a.SHA256))
+		}
+	}
+	if s.Proposal != nil {
+		h.Write([]byte("|proposal=" + s.Proposal.ProposalID))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+func sortStrings(s []string) { sort.Strings(s) }
