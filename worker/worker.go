@@ -39,4 +39,5 @@ func Register(r sdkworker.Registry, deps Dependencies) {
 	registerFlyLab(r, deps)
 	registerFlywheel(r, deps)
 	registerResearch(r, deps)
+	registerReflection(r, deps)
 }

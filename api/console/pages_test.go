@@ -73,6 +73,9 @@ func TestPages_RootRedirectsToApprovalsAndUnknownIDsAre404(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	ck, _ := h.session()
+	if rec := h.get("/console", ck); rec.Code != http.StatusMovedPermanently || !strings.HasSuffix(rec.Header().Get("Location"), "/console/") {
+		t.Errorf("GET /console = %d → %q", rec.Code, rec.Header().Get("Location"))
+	}
 	if rec := h.get("/console/", ck); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/console/approvals" {
 		t.Errorf("GET /console/ = %d → %q", rec.Code, rec.Header().Get("Location"))
 	}

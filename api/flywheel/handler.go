@@ -57,6 +57,8 @@ type Handler struct {
 	schemas  *contracts.Flywheel
 	opts     Options
 	log      *slog.Logger
+	// heartbeats delivers heartbeat signals off the request path.
+	heartbeats *heartbeatSignaller
 }
 
 // New compiles the contract once and returns the handlers.
@@ -89,7 +91,7 @@ func New(db *gorm.DB, t Temporal, log *slog.Logger, opts Options) (*Handler, err
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{db: db, temporal: t, schemas: schemas, opts: opts, log: log}, nil
+	return &Handler{db: db, temporal: t, schemas: schemas, opts: opts, log: log, heartbeats: newHeartbeatSignaller(t, log)}, nil
 }
 
 // clampLease applies the configured bounds to a requested lease.

@@ -70,10 +70,7 @@ func (h *Handler) Heartbeat(c *gin.Context) {
 		h.leaseError(c, err)
 		return
 	}
-	if err := h.temporal.SignalWorkflow(c.Request.Context(), wf.WorkflowID(hd.RolloutID), "", wf.LeaseSignal,
-		wf.LeaseUpdate{Epoch: epoch, ExpiresAt: expires}); err != nil {
-		h.log.Warn("heartbeat signal not delivered; the workflow re-reads the lease at expiry", "rollout_id", hd.RolloutID, "err", err)
-	}
+	h.heartbeats.enqueue(hd.RolloutID, wf.LeaseUpdate{Epoch: epoch, ExpiresAt: expires})
 	c.JSON(http.StatusOK, gin.H{"lease_expires_ts": epochSeconds(expires)})
 }
 

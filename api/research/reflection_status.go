@@ -2,6 +2,9 @@ package research
 
 import (
 	"context"
+	"errors"
+
+	"gorm.io/gorm"
 
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
@@ -19,6 +22,9 @@ func (s *Service) reflectionStatus(ctx context.Context, p models.Project) (any, 
 	st, err := s.reflectionState(ctx, r.ID)
 	if err != nil {
 		return nil, true, err
+	}
+	if st.Status.Terminal() { // the workflow is the authority; the row's open slot is freed by its mirror
+		return nil, false, nil
 	}
 	d := st.Decision()
 	workflow := map[string]any{"current_gate": d.Gate, "next_action": d.NextAction, "allowed_actions": d.AllowedTools,
@@ -74,8 +80,11 @@ func (s *Service) reflectionStatus(ctx context.Context, p models.Project) (any, 
 func (s *Service) latestPublishedReflection(ctx context.Context, projectID string) (any, error) {
 	var r models.Reflection
 	err := s.DB.WithContext(ctx).Where("project_id = ? AND published_at IS NOT NULL", projectID).Order("published_at DESC").Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil, nil //nolint:nilerr // no published wave
+		return nil, err
 	}
 	graph, err := s.docRef(ctx, r.GraphArtifactID, false)
 	if err != nil {

@@ -38,6 +38,7 @@ func TestConsole_BrowserCancelsARollout(t *testing.T) {
 		t.Fatalf("rollout page: %v", err)
 	}
 	consoleScreenshot(t, bctx, "console-rollout")
+	consoleA11y(t, bctx)
 	if code := consoleSubmit(t, bctx, "form.cancel button[type=submit]"); code != http.StatusOK {
 		t.Fatalf("cancel answered %d after its redirect, want 200", code)
 	}

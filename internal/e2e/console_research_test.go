@@ -30,6 +30,7 @@ func TestConsole_BrowserAnswersAHumanReview(t *testing.T) {
 	}
 	consoleExpectText(t, bctx, section, "plan.md")
 	consoleScreenshot(t, bctx, "console-reviews")
+	consoleA11y(t, bctx)
 	if err := chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS("#verdict-"+rr+"-needs_changes")),
 		chromedp.SendKeys(chromedp.CSS("#synopsis-"+rr), "tighten the method"),

@@ -75,6 +75,7 @@ func TestConsole_BrowserApprovesAPendingFlyLabExperiment(t *testing.T) {
 	}
 
 	consoleScreenshot(t, bctx, "console-pending")
+	consoleA11y(t, bctx)
 
 	// A forged CSRF token is refused and changes nothing.
 	step("forge the CSRF token", chromedp.SetValue(chromedp.CSS(section+` form.approve input[name="csrf_token"]`), "forged"))
@@ -162,6 +163,7 @@ func TestConsole_BrowserShowsEvidenceAndSessions(t *testing.T) {
 		t.Fatalf("metric panel has %d bars (%v)", bars, err)
 	}
 	consoleScreenshot(t, bctx, "console-evidence")
+	consoleA11y(t, bctx)
 	schema, err := chromedp.Run(bctx, chromedp.Evaluate[string](
 		`fetch(document.getElementById("export-link").href).then(r => r.json()).then(j => j.schema + "/" + j.bundle.id)`,
 		chromedp.EvalAwaitPromise))
@@ -173,6 +175,7 @@ func TestConsole_BrowserShowsEvidenceAndSessions(t *testing.T) {
 	consoleExpectText(t, bctx, "main", bundleID)
 	consoleExpectText(t, bctx, "main", expID)
 	consoleScreenshot(t, bctx, "console-sessions")
+	consoleA11y(t, bctx)
 }
 
 // consoleSignIn signs the browser in with the stack's operator token.

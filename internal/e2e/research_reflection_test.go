@@ -204,10 +204,11 @@ func TestResearch_ReflectionFromCreateToPublishedThroughMCP(t *testing.T) {
 		t.Fatalf("project after publish: %v", st["workflow"])
 	}
 	a.must("experiment.create", map[string]any{"project_id": pid, "name": "after-the-wave"})
-	list := op.must("reflection.list", map[string]any{"project_id": pid})["reflections"].([]any)
-	if len(list) != 1 || dig(list[0], "open") != false {
-		t.Fatalf("reflection.list: %v", list)
-	}
+	// The list mirrors the workflow once its activity ran.
+	waitFor(t, 10*time.Second, func() bool {
+		list := op.must("reflection.list", map[string]any{"project_id": pid})["reflections"].([]any)
+		return len(list) == 1 && dig(list[0], "open") == false && dig(list[0], "status") == "published"
+	})
 	a.refused("forbidden", "reflection.list", map[string]any{"project_id": pid})
 	a.refused("gate_blocked", "reflection.transition", map[string]any{"project_id": pid, "reflection_id": rid, "transition": "abandon"})
 	recordResearchHistory(t, s, "research-reflection/"+rid, "reflection-published-with-rejections")

@@ -18,6 +18,7 @@ func TestReplay_RecordedHistories(t *testing.T) {
 	}
 	r := worker.NewWorkflowReplayer()
 	r.RegisterWorkflowWithOptions(Experiment, workflow.RegisterOptions{Name: ExperimentWorkflowName})
+	r.RegisterWorkflowWithOptions(Reflection, workflow.RegisterOptions{Name: ReflectionWorkflowName})
 	for _, f := range files {
 		if err := r.ReplayWorkflowHistoryFromJSONFile(nil, f); err != nil {
 			t.Errorf("%s: %v", f, err)
