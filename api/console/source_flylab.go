@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"sync"
-	"time"
 
 	"go.temporal.io/sdk/converter"
 	"gorm.io/gorm"
 
+	"github.com/gatehouse/gatehouse/api/flylab"
 	science "github.com/gatehouse/gatehouse/flylab"
 	flymodels "github.com/gatehouse/gatehouse/models/flylab"
 	flywf "github.com/gatehouse/gatehouse/workflows/flylab"
@@ -26,19 +27,18 @@ type flylabTemporal interface {
 // flylabSource adapts FlyLab (#4) to the console. Records come from
 // models/flylab (the mirror of the workflows, written by activities); the
 // gate is the experiment workflow (flylab-experiment/<id>), which is the
-// authority. Approve and reject send that workflow the same signal, with
-// the same payload, as POST /operator/v1/flylab/experiments/:id/approve and
-// /reject, and wait the same way until the session shows the decision, so
-// the agent's next inspect_flylab_state sees it.
+// authority. Approve and reject call FlyLab's own decision operation, the
+// one behind POST /operator/v1/flylab/experiments/:id/approve and /reject,
+// which waits until the session shows the decision so the agent's next
+// inspect_flylab_state sees it.
 type flylabSource struct {
 	db       *gorm.DB
 	temporal flylabTemporal
-	// wait bounds how long a decision waits to be mirrored.
-	wait time.Duration
+	decider  flylabDecider
 }
 
-func newFlyLabSource(db *gorm.DB, t flylabTemporal) *flylabSource {
-	return &flylabSource{db: db, temporal: t, wait: 15 * time.Second}
+func newFlyLabSource(db *gorm.DB, t flylabTemporal, d flylabDecider) *flylabSource {
+	return &flylabSource{db: db, temporal: t, decider: d}
 }
 
 // PendingApprovals lists experiments at the operator gate, oldest first.
@@ -106,75 +106,47 @@ func (f *flylabSource) pending(ctx context.Context, r flymodels.Experiment) Pend
 	return a
 }
 
+// flylabDecider is FlyLab's operator decision: the same operation the REST
+// endpoints POST /operator/v1/flylab/experiments/:id/approve and /reject run
+// (api/flylab.Service.Approve and Reject).
+type flylabDecider interface {
+	Approve(ctx context.Context, operator, experimentID, protocolHash string) (flylab.Decision, error)
+	Reject(ctx context.Context, operator, experimentID, shownHash, reason string) (flylab.Decision, error)
+}
+
 // Approve opens the gate for exactly hash.
 func (f *flylabSource) Approve(ctx context.Context, op Operator, id, hash string) error {
-	row, err := f.waiting(ctx, id)
-	if err != nil {
-		return err
+	if f.decider == nil {
+		return errors.New("flylab: no decision service")
 	}
-	if row.ProtocolHash != hash {
-		return fmt.Errorf("%w: the protocol changed since the page was shown (its hash is now %s)", ErrConflict, row.ProtocolHash)
-	}
-	return f.decide(ctx, row, flywf.ApproveSignal, flywf.Approve{ProtocolHash: hash, Operator: op.Name}, flymodels.StatusApproved)
+	_, err := f.decider.Approve(ctx, op.Name, id, hash)
+	return decisionError(err)
 }
 
 // Reject closes the gate with a reason. The hash guards against rejecting
 // a protocol the operator has not seen.
 func (f *flylabSource) Reject(ctx context.Context, op Operator, id, hash, reason string) error {
-	row, err := f.waiting(ctx, id)
-	if err != nil {
+	if f.decider == nil {
+		return errors.New("flylab: no decision service")
+	}
+	_, err := f.decider.Reject(ctx, op.Name, id, hash, reason)
+	return decisionError(err)
+}
+
+// decisionError maps FlyLab's refusal to the console's error kinds.
+func decisionError(err error) error {
+	var derr *flylab.DecisionError
+	if !errors.As(err, &derr) {
 		return err
 	}
-	if row.ProtocolHash != hash {
-		return fmt.Errorf("%w: the protocol changed since the page was shown (its hash is now %s)", ErrConflict, row.ProtocolHash)
+	switch derr.Status {
+	case http.StatusNotFound:
+		return fmt.Errorf("%w: %s", ErrNotFound, derr.Message)
+	case http.StatusUnprocessableEntity:
+		return fmt.Errorf("%w: %s", ErrInvalid, derr.Message)
+	default:
+		return fmt.Errorf("%w: %s", ErrConflict, derr.Message)
 	}
-	return f.decide(ctx, row, flywf.RejectSignal, flywf.Reject{Reason: reason, Operator: op.Name}, flymodels.StatusRejected)
-}
-
-// waiting loads an experiment still at the gate.
-func (f *flylabSource) waiting(ctx context.Context, id string) (flymodels.Experiment, error) {
-	row, err := flymodels.ExperimentByID(ctx, f.db, id)
-	if errors.Is(err, flymodels.ErrNotFound) {
-		return row, ErrNotFound
-	}
-	if err != nil {
-		return row, err
-	}
-	if row.Status != flymodels.StatusAwaitingApproval {
-		return row, fmt.Errorf("%w: the experiment is already %s", ErrConflict, row.Status)
-	}
-	return row, nil
-}
-
-// decide signals the experiment workflow and waits until the decision is
-// recorded and the session mirrors it.
-func (f *flylabSource) decide(ctx context.Context, row flymodels.Experiment, signal string, arg any, want string) error {
-	if f.temporal == nil {
-		return errors.New("flylab: no Temporal client")
-	}
-	if err := f.temporal.SignalWorkflow(ctx, flywf.ExperimentWorkflowID(row.ID), "", signal, arg); err != nil {
-		return fmt.Errorf("%w: the experiment workflow is not waiting for a decision", ErrConflict)
-	}
-	deadline := time.Now().Add(f.wait)
-	for time.Now().Before(deadline) {
-		cur, err := flymodels.ExperimentByID(ctx, f.db, row.ID)
-		if err == nil && cur.Status == want && f.sessionShows(ctx, row, want) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	return nil // signalled; the mirror catches up on its own
-}
-
-// sessionShows reports whether the session no longer shows the experiment
-// as waiting (or cannot be asked).
-func (f *flylabSource) sessionShows(ctx context.Context, row flymodels.Experiment, want string) bool {
-	st, err := f.sessionState(ctx, row.SessionID)
-	return err != nil || st.Experiment == nil || st.Experiment.ID != row.ID || st.Experiment.Status == want
 }
 
 func (f *flylabSource) sessionState(ctx context.Context, sessionID string) (flywf.SessionState, error) {

@@ -51,7 +51,7 @@ func TestFlyLabSource_SessionsShowTheirLineage(t *testing.T) {
 		Hypothesis: &flywf.HypothesisRef{ID: "hyp_1", Perturbation: "activate", Behavior: "backward_walking"},
 		Experiment: &flywf.ExperimentRef{ID: "exp_1", Status: flywf.ExperimentApproved, ProtocolHash: hashA},
 		Bundle:     &flywf.BundleRef{ID: "bundle_1", ManifestHash: hashB}}}}
-	got, err := newFlyLabSource(db, tc).FlyLabSessions(context.Background())
+	got, err := newFlyLabSource(db, tc, nil).FlyLabSessions(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestFlyLabSource_EvidenceReadsTheStoredExport(t *testing.T) {
 		OperationKey: "op", ManifestHash: hashB, Export: string(raw), CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	src := newFlyLabSource(db, nil)
+	src := newFlyLabSource(db, nil, nil)
 	ctx := context.Background()
 	list, err := src.EvidenceBundles(ctx)
 	if err != nil || len(list) != 1 || list[0].Title != "MDN" || list[0].ExperimentID != "exp_1" {

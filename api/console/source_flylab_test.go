@@ -4,14 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"gorm.io/gorm"
 
+	"github.com/gatehouse/gatehouse/api/flylab"
+	"github.com/gatehouse/gatehouse/api/rest"
 	science "github.com/gatehouse/gatehouse/flylab"
 	flymodels "github.com/gatehouse/gatehouse/models/flylab"
 	"github.com/gatehouse/gatehouse/models/modelstest"
@@ -76,7 +81,7 @@ func TestFlyLabSource_PendingShowsTheStoredDesign(t *testing.T) {
 	t.Parallel()
 	db := modelstest.SQLite(t)
 	d := storeDesign(t, db)
-	src := newFlyLabSource(db, &fakeFlyTemporal{db: db})
+	src := newFlyLabSource(db, &fakeFlyTemporal{db: db}, nil)
 	got, err := src.PendingApprovals(context.Background())
 	if err != nil || len(got) != 1 {
 		t.Fatalf("pending = %v, %v", got, err)
@@ -103,7 +108,7 @@ func TestFlyLabSource_ApproveSignalsTheGateAndRefusesAStaleHash(t *testing.T) {
 	db := modelstest.SQLite(t)
 	d := storeDesign(t, db)
 	tc := &fakeFlyTemporal{db: db}
-	src := newFlyLabSource(db, tc)
+	src := flySource(t, db, tc)
 	ctx := context.Background()
 	stale := "sha256:" + strings.Repeat("0", 64)
 	if err := src.Approve(ctx, Operator{Name: "olga"}, "exp_1", stale); !errors.Is(err, ErrConflict) {
@@ -132,7 +137,7 @@ func TestFlyLabSource_RejectAndUnreachableWorkflow(t *testing.T) {
 	db := modelstest.SQLite(t)
 	d := storeDesign(t, db)
 	tc := &fakeFlyTemporal{db: db, fail: errors.New("workflow not found")}
-	src := newFlyLabSource(db, tc)
+	src := flySource(t, db, tc)
 	ctx := context.Background()
 	if err := src.Reject(ctx, Operator{Name: "olga"}, "exp_1", d.ProtocolHash, "too few seeds"); !errors.Is(err, ErrConflict) {
 		t.Fatalf("unreachable workflow: %v, want ErrConflict", err)
@@ -145,4 +150,29 @@ func TestFlyLabSource_RejectAndUnreachableWorkflow(t *testing.T) {
 	if row.Status != flymodels.StatusRejected || row.Reason != "too few seeds" {
 		t.Fatalf("after reject: %s %q", row.Status, row.Reason)
 	}
+}
+
+// flyClient presents the fake as a Temporal client to FlyLab's real
+// decision service; only the two calls it makes are implemented.
+type flyClient struct {
+	client.Client
+	fake *fakeFlyTemporal
+}
+
+func (c flyClient) SignalWorkflow(ctx context.Context, id, run, name string, arg any) error {
+	return c.fake.SignalWorkflow(ctx, id, run, name, arg)
+}
+
+func (c flyClient) QueryWorkflow(ctx context.Context, id, run, query string, args ...any) (converter.EncodedValue, error) {
+	return c.fake.QueryWorkflow(ctx, id, run, query, args...)
+}
+
+// flySource builds the adapter over FlyLab's real decision service.
+func flySource(t *testing.T, db *gorm.DB, tc *fakeFlyTemporal) *flylabSource {
+	t.Helper()
+	svc, err := flylab.NewService(rest.Deps{DB: db, Temporal: flyClient{fake: tc}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newFlyLabSource(db, tc, svc)
 }

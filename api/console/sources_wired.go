@@ -3,6 +3,7 @@ package console
 import (
 	"fmt"
 
+	"github.com/gatehouse/gatehouse/api/flylab"
 	"github.com/gatehouse/gatehouse/api/flywheel"
 	"github.com/gatehouse/gatehouse/api/research"
 	"github.com/gatehouse/gatehouse/api/rest"
@@ -15,7 +16,15 @@ import (
 // available in this deployment.
 func DomainSources(d rest.Deps) (Sources, error) {
 	var s Sources
-	fly := newFlyLabSource(d.DB, temporalOrNil(d))
+	var decider flylabDecider
+	if d.Temporal != nil {
+		svc, err := flylab.NewService(d)
+		if err != nil {
+			return s, fmt.Errorf("console: flylab adapter: %w", err)
+		}
+		decider = svc
+	}
+	fly := newFlyLabSource(d.DB, temporalOrNil(d), decider)
 	s.Approvals, s.Sessions, s.Evidence = fly, fly, fly
 
 	fw, err := flywheel.New(d.DB, d.Temporal, d.Log, flywheel.Options{PublicURL: d.Config.PublicURL, TaskQueue: d.Config.TaskQueue})

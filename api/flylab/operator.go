@@ -43,23 +43,6 @@ func decodeStrict(c *gin.Context, v any) bool {
 	return true
 }
 
-// openExperiment loads an experiment still waiting at the gate.
-func (s *Service) openExperiment(c *gin.Context) (models.Experiment, bool) {
-	row, err := models.ExperimentByID(c.Request.Context(), s.deps.DB, c.Param("experiment_id"))
-	if errors.Is(err, models.ErrNotFound) {
-		rest.Abort(c, http.StatusNotFound, "not_found", "no experiment "+c.Param("experiment_id"))
-		return row, false
-	} else if err != nil {
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable; retry")
-		return row, false
-	}
-	if row.Status != models.StatusAwaitingApproval {
-		rest.Abort(c, http.StatusConflict, "already_decided", "experiment is "+row.Status, gin.H{"status": row.Status})
-		return row, false
-	}
-	return row, true
-}
-
 func (s *Service) approve(c *gin.Context) {
 	var body struct {
 		ProtocolHash string `json:"protocol_hash"`
@@ -67,21 +50,9 @@ func (s *Service) approve(c *gin.Context) {
 	if !decodeStrict(c, &body) {
 		return
 	}
-	if !hashPattern.MatchString(body.ProtocolHash) {
-		rest.Abort(c, http.StatusUnprocessableEntity, "invalid_input", "protocol_hash must be sha256: + 64 hex", gin.H{"pointer": "/protocol_hash"})
-		return
-	}
-	row, ok := s.openExperiment(c)
-	if !ok {
-		return
-	}
-	if body.ProtocolHash != row.ProtocolHash {
-		rest.Abort(c, http.StatusConflict, "protocol_hash_mismatch", "protocol_hash is not the experiment's current protocol hash",
-			gin.H{"experiment_id": row.ID})
-		return
-	}
 	p, _ := rest.PrincipalOf(c)
-	s.signalAndWait(c, row, wf.ApproveSignal, wf.Approve{ProtocolHash: body.ProtocolHash, Operator: p.Name}, models.StatusApproved)
+	d, err := s.Approve(c.Request.Context(), p.Name, c.Param("experiment_id"), body.ProtocolHash)
+	s.answerDecision(c, d, err)
 }
 
 func (s *Service) reject(c *gin.Context) {
@@ -91,37 +62,28 @@ func (s *Service) reject(c *gin.Context) {
 	if !decodeStrict(c, &body) {
 		return
 	}
-	if r := strings.TrimSpace(body.Reason); r == "" || len(r) > 1000 {
-		rest.Abort(c, http.StatusUnprocessableEntity, "invalid_input", "reason must be 1 to 1000 characters", gin.H{"pointer": "/reason"})
-		return
-	}
-	row, ok := s.openExperiment(c)
-	if !ok {
-		return
-	}
 	p, _ := rest.PrincipalOf(c)
-	s.signalAndWait(c, row, wf.RejectSignal, wf.Reject{Reason: strings.TrimSpace(body.Reason), Operator: p.Name}, models.StatusRejected)
+	d, err := s.Reject(c.Request.Context(), p.Name, c.Param("experiment_id"), "", body.Reason)
+	s.answerDecision(c, d, err)
 }
 
-// signalAndWait signals the experiment workflow, then waits until the
-// decision is recorded and mirrored by the session.
-func (s *Service) signalAndWait(c *gin.Context, row models.Experiment, signal string, arg any, want string) {
-	ctx := c.Request.Context()
-	if err := s.deps.Temporal.SignalWorkflow(ctx, wf.ExperimentWorkflowID(row.ID), "", signal, arg); err != nil {
-		rest.Abort(c, http.StatusConflict, "not_waiting", "the experiment workflow is not waiting for a decision", gin.H{"cause": err.Error()})
-		return
-	}
-	deadline := time.Now().Add(decisionWait)
-	for time.Now().Before(deadline) {
-		cur, err := models.ExperimentByID(ctx, s.deps.DB, row.ID)
-		st, qerr := s.state(ctx, row.SessionID)
-		if err == nil && cur.Status == want && (qerr != nil || st.Experiment == nil || st.Experiment.ID != row.ID || st.Experiment.Status == want) {
-			c.JSON(http.StatusOK, gin.H{"experiment": s.experimentView(ctx, cur), "session_state_revision": st.Revision})
-			return
+// answerDecision renders the outcome of Approve or Reject.
+func (s *Service) answerDecision(c *gin.Context, d Decision, err error) {
+	var derr *DecisionError
+	switch {
+	case errors.As(err, &derr):
+		if derr.Details != nil {
+			rest.Abort(c, derr.Status, derr.Code, derr.Message, derr.Details)
+		} else {
+			rest.Abort(c, derr.Status, derr.Code, derr.Message)
 		}
-		time.Sleep(50 * time.Millisecond)
+	case err != nil:
+		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database or Temporal unavailable; retry")
+	case !d.Mirrored:
+		c.JSON(http.StatusAccepted, gin.H{"experiment_id": d.Experiment.ID, "status": "signalled"})
+	default:
+		c.JSON(http.StatusOK, gin.H{"experiment": s.experimentView(c.Request.Context(), d.Experiment), "session_state_revision": d.SessionRevision})
 	}
-	c.JSON(http.StatusAccepted, gin.H{"experiment_id": row.ID, "status": "signalled"})
 }
 
 func (s *Service) listExperiments(c *gin.Context) {
