@@ -143,6 +143,7 @@ func (d *DevStack) Banner() string {
   OpenAPI         %s/openapi.json
   FlyLab MCP      %s/mcp/flylab
   Research MCP    %s/mcp/research
+  Console         %s/console/  (sign in with the operator token)
   Temporal UI     %s
   Temporal gRPC   %s
 
@@ -151,5 +152,5 @@ func (d *DevStack) Banner() string {
 
 Try: curl -s -X POST -H 'Authorization: Bearer %s' %s/v1/ping
 Press Ctrl-C to stop; data stays in %s.
-`, d.APIURL, d.APIURL, d.APIURL, d.APIURL, d.UIURL, d.TemporalAddr, d.APIKey, d.OperatorToken, d.APIKey, d.APIURL, d.svc.cfg.DataDir)
+`, d.APIURL, d.APIURL, d.APIURL, d.APIURL, d.APIURL, d.UIURL, d.TemporalAddr, d.APIKey, d.OperatorToken, d.APIKey, d.APIURL, d.svc.cfg.DataDir)
 }

@@ -1,0 +1,47 @@
+package e2e
+
+import (
+	"net/http"
+	"testing"
+)
+
+// flyApproved is a FlyLab session whose experiment an operator approved.
+type flyApproved struct {
+	sid, hyp, expID, hash string
+	rev                   any
+}
+
+// approveFlyExperiment drives a fresh FlyLab session through inspect →
+// find → draft → design → operator approve with the given replicates, and
+// returns what run_fly_simulation needs.
+func approveFlyExperiment(t *testing.T, s *Stack, c flyContract, replicates int) flyApproved {
+	t.Helper()
+	call := func(tool string, args any) map[string]any { return flyTool(t, s, c, s.APIKey, tool, args) }
+	cur := call("inspect_flylab_state", nil)
+	sid := cur["page_session_id"].(string)
+	found := call("find_fly_circuits", map[string]any{"page_session_id": sid, "expected_state_revision": cur["state_revision"],
+		"query": "moonwalker backward walking", "behavior": "backward_walking"})
+	drafted := call("draft_fly_hypothesis", map[string]any{"page_session_id": sid, "expected_state_revision": found["state_revision"],
+		"circuit_id": "circuit_mdn_backward", "claim": "Activating MDN drives backward walking in the model.",
+		"predicted_behavior": "backward_walking", "perturbation": "activate", "primary_outcome": "backward_distance_mm",
+		"expected_direction": "increase", "controls": []string{"condition_baseline", "condition_sham"},
+		"evidence_ids": []string{"E-MDN-ACTIVATION-001"}, "evidence_limitations": []string{"Reduced-order model only."},
+		"falsification_criterion": "No increase over sham."})
+	hyp := mustOK(t, drafted)["hypothesis"].(map[string]any)["id"].(string)
+	args := designArgs(sid, drafted["state_revision"], hyp, 5)
+	args["replicates"] = replicates
+	exp := mustOK(t, call("design_stimulation_trial", args))["experiment"].(map[string]any)
+	expID, hash := exp["id"].(string), exp["protocolHash"].(string)
+	if r := s.Do(t, http.MethodPost, "/operator/v1/flylab/experiments/"+expID+"/approve", s.OperatorToken,
+		map[string]any{"protocol_hash": hash}); r.Status != http.StatusOK {
+		t.Fatalf("approve: %d %s", r.Status, r.Body)
+	}
+	cur = call("inspect_flylab_state", nil)
+	return flyApproved{sid: sid, hyp: hyp, expID: expID, hash: hash, rev: cur["state_revision"]}
+}
+
+// runArgs are run_fly_simulation arguments for the approved experiment.
+func (a flyApproved) runArgs(rev any, op string) map[string]any {
+	return map[string]any{"page_session_id": a.sid, "expected_state_revision": rev, "experiment_id": a.expID,
+		"approved_protocol_hash": a.hash, "operation_id": op}
+}

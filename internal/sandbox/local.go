@@ -1,0 +1,238 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// LocalName is the local provider's name.
+const LocalName = "local"
+
+// LocalUser is the SSH user name of local sandboxes.
+const LocalUser = "sandbox"
+
+var uidPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// Local runs each sandbox on this host: a working directory under Root and
+// an SSH server bound to loopback on its own port that accepts only the
+// sandbox's public key. Runs are recorded as files beside the working
+// directory, so any process sharing Root can read them.
+type Local struct {
+	Root string
+
+	mu      sync.Mutex
+	servers map[string]*server
+}
+
+var (
+	localsMu sync.Mutex
+	locals   = map[string]*Local{}
+)
+
+// LocalAt returns the process's local provider rooted at root; the worker
+// and the API of one process share it, so they share its live servers.
+func LocalAt(root string) *Local {
+	localsMu.Lock()
+	defer localsMu.Unlock()
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		abs = root
+	}
+	if l, ok := locals[abs]; ok {
+		return l
+	}
+	l := &Local{Root: abs, servers: map[string]*server{}}
+	locals[abs] = l
+	return l
+}
+
+// Name implements Provider.
+func (l *Local) Name() string { return LocalName }
+
+// Options implements Provider: shapes this host can honour as limits.
+func (l *Local) Options() []InstanceType {
+	return []InstanceType{
+		{Provider: LocalName, Name: "local-small", CPU: 1, MemoryMB: 1024, Region: "local"},
+		{Provider: LocalName, Name: "local-medium", CPU: 2, MemoryMB: 4096, Region: "local"},
+	}
+}
+
+// Health implements Provider: the root must be writable.
+func (l *Local) Health(context.Context) error {
+	if err := os.MkdirAll(l.Root, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(l.Root, ".health-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	_ = f.Close()
+	return os.Remove(name)
+}
+
+func (l *Local) dir(uid string) (string, error) {
+	if !uidPattern.MatchString(uid) {
+		return "", fmt.Errorf("%w: uid %q", ErrNotFound, uid)
+	}
+	return filepath.Join(l.Root, uid), nil
+}
+
+// Workdir is the working directory of sandbox uid.
+func (l *Local) Workdir(uid string) string { return filepath.Join(l.Root, uid, "work") }
+
+// Provision implements Provider. A second call for a live sandbox answers
+// its endpoint; one for a sandbox whose server is gone (the worker
+// restarted) starts a new server on a new port over the same directory.
+func (l *Local) Provision(_ context.Context, spec Spec) (Endpoint, error) {
+	dir, err := l.dir(spec.UID)
+	if err != nil {
+		return Endpoint{}, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s, ok := l.servers[spec.UID]; ok {
+		return s.endpoint, nil
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "work"), 0o700); err != nil {
+		return Endpoint{}, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o700); err != nil {
+		return Endpoint{}, err
+	}
+	s, err := newServer(spec, dir)
+	if err != nil {
+		return Endpoint{}, err
+	}
+	l.servers[spec.UID] = s
+	return s.endpoint, nil
+}
+
+// Destroy implements Provider: it closes the port, kills running commands
+// and deletes the working directory; run records stay.
+func (l *Local) Destroy(_ context.Context, uid string) error {
+	dir, err := l.dir(uid)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	s, ok := l.servers[uid]
+	delete(l.servers, uid)
+	l.mu.Unlock()
+	if ok {
+		s.close()
+	}
+	return os.RemoveAll(filepath.Join(dir, "work"))
+}
+
+// Live reports whether uid's SSH server is up in this process.
+func (l *Local) Live(uid string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.servers[uid]
+	return ok
+}
+
+// Runs implements Inspector, oldest first.
+func (l *Local) Runs(uid string) ([]Run, error) {
+	dir, err := l.dir(uid)
+	if err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(filepath.Join(dir, "runs"))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var runs []Run
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "runs", e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		var r Run
+		if json.Unmarshal(b, &r) != nil {
+			continue // a record being rewritten; the next read sees it
+		}
+		runs = append(runs, r)
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].Seq < runs[j].Seq })
+	return runs, nil
+}
+
+// Resolve maps rel to a path inside uid's working directory, refusing
+// absolute paths, "..", and symlinks that lead outside.
+func (l *Local) Resolve(uid, rel string) (string, error) {
+	if _, err := l.dir(uid); err != nil {
+		return "", err
+	}
+	clean := filepath.Clean(filepath.FromSlash(rel))
+	if rel == "" || filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) || strings.ContainsRune(rel, 0) {
+		return "", fmt.Errorf("%w: %q", ErrPathOutside, rel)
+	}
+	root, err := filepath.EvalSymlinks(l.Workdir(uid))
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNotFound, err)
+	}
+	full, err := filepath.EvalSymlinks(filepath.Join(root, clean))
+	if err != nil {
+		return "", fmt.Errorf("%w: %q", ErrNotFound, rel)
+	}
+	if full != root && !strings.HasPrefix(full, root+string(filepath.Separator)) {
+		return "", fmt.Errorf("%w: %q", ErrPathOutside, rel)
+	}
+	return full, nil
+}
+
+// ReadFile implements Inspector.
+func (l *Local) ReadFile(uid, rel string, max int64) ([]byte, error) {
+	p, err := l.Resolve(uid, rel)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(p)
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %q is not a regular file", ErrNotFound, rel)
+	}
+	if st.Size() > max {
+		return nil, fmt.Errorf("sandbox: %q is %d bytes, over the %d byte limit", rel, st.Size(), max)
+	}
+	return os.ReadFile(p)
+}
+
+// Files implements Inspector.
+func (l *Local) Files(uid string, max int) ([]string, error) {
+	root := l.Workdir(uid)
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.Type().IsRegular() && len(out) < max {
+			rel, _ := filepath.Rel(root, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	return out, err
+}
+
+// loopback listens on an OS-chosen loopback port.
+func loopback() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }

@@ -1,0 +1,107 @@
+// Package sandbox provisions research sandboxes: machines an agent reaches
+// over SSH with its own key, whose commands are recorded as runs. Providers
+// sit behind one small interface; the local provider (the dev default) runs
+// an SSH server on loopback per sandbox with a private working directory.
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Typed errors callers can inspect with errors.Is.
+var (
+	// ErrUnknownProvider names a provider this deployment does not offer.
+	ErrUnknownProvider = errors.New("sandbox: unknown provider")
+	// ErrUnknownInstanceType names an instance type the provider lacks.
+	ErrUnknownInstanceType = errors.New("sandbox: unknown instance type")
+	// ErrBadPublicKey is a public key that does not parse.
+	ErrBadPublicKey = errors.New("sandbox: public key does not parse")
+	// ErrPathOutside is a path that leaves the sandbox working directory.
+	ErrPathOutside = errors.New("sandbox: path leaves the working directory")
+	// ErrNotFound is a sandbox or file the provider does not have.
+	ErrNotFound = errors.New("sandbox: not found")
+)
+
+// InstanceType is one machine shape a provider offers.
+type InstanceType struct {
+	Provider string  `json:"provider"`
+	Name     string  `json:"instance_type"`
+	CPU      float64 `json:"cpu"`
+	MemoryMB int     `json:"memory_mb"`
+	GPU      int     `json:"gpu"`
+	GPUKind  string  `json:"gpu_kind,omitempty"`
+	Region   string  `json:"region"`
+}
+
+// Spec is what a sandbox is provisioned with.
+type Spec struct {
+	UID          string        `json:"uid"`
+	Provider     string        `json:"provider"`
+	InstanceType string        `json:"instance_type"`
+	Region       string        `json:"region"`
+	CPU          float64       `json:"cpu"`
+	MemoryMB     int           `json:"memory_mb"`
+	GPU          int           `json:"gpu"`
+	PublicKey    string        `json:"public_key"`
+	TimeLimit    time.Duration `json:"time_limit"`
+}
+
+// Endpoint is how an agent reaches a provisioned sandbox.
+type Endpoint struct {
+	Host    string `json:"ssh_host"`
+	Port    int    `json:"ssh_port"`
+	User    string `json:"ssh_user"`
+	Workdir string `json:"workdir"`
+}
+
+// Run is one command executed in a sandbox.
+type Run struct {
+	Seq       int        `json:"seq"`
+	Command   string     `json:"command"`
+	Status    string     `json:"status"` // running | exited | killed
+	StartedAt time.Time  `json:"started_at"`
+	EndedAt   *time.Time `json:"ended_at,omitempty"`
+	ExitCode  *int       `json:"exit_code,omitempty"`
+	Output    string     `json:"output"`
+	Truncated bool       `json:"output_truncated,omitempty"`
+}
+
+// Run statuses.
+const (
+	RunRunning = "running"
+	RunExited  = "exited"
+	RunKilled  = "killed"
+)
+
+// Provider creates and destroys sandboxes. Provision and Destroy are
+// idempotent: the sandbox workflow retries them.
+type Provider interface {
+	Name() string
+	Options() []InstanceType
+	Provision(ctx context.Context, spec Spec) (Endpoint, error)
+	Destroy(ctx context.Context, uid string) error
+	Health(ctx context.Context) error
+}
+
+// Inspector reads what happened inside a sandbox: its runs and its files.
+type Inspector interface {
+	Runs(uid string) ([]Run, error)
+	// ReadFile returns the bytes of rel inside the sandbox working directory;
+	// a path that leaves it answers ErrPathOutside.
+	ReadFile(uid, rel string, max int64) ([]byte, error)
+	// Files lists regular files in the working directory (relative paths).
+	Files(uid string, max int) ([]string, error)
+}
+
+// Lookup returns the instance type name of provider p, or the first one
+// matching gpu when name is empty.
+func Lookup(p Provider, name string, gpu bool) (InstanceType, error) {
+	for _, it := range p.Options() {
+		if name == "" && (it.GPU > 0) == gpu || name != "" && it.Name == name {
+			return it, nil
+		}
+	}
+	return InstanceType{}, ErrUnknownInstanceType
+}
