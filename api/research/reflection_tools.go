@@ -146,6 +146,9 @@ func reflectionTransition(ctx context.Context, s *Service, c *Call) (any, error)
 	if err == nil {
 		err = h.Get(ctx, &res)
 	}
+	if closed := closedTransitionError(ctx, s.DB, err, "reflection", in.ReflectionID); closed != nil {
+		return nil, closed
+	}
 	if err != nil {
 		return nil, reflectionTransitionError(err)
 	}

@@ -134,6 +134,9 @@ func experimentTransition(ctx context.Context, s *Service, c *Call) (any, error)
 	if err == nil {
 		err = h.Get(ctx, &res)
 	}
+	if closed := closedTransitionError(ctx, s.DB, err, "experiment", in.ExperimentID); closed != nil {
+		return nil, closed
+	}
 	if err != nil {
 		return nil, transitionError(err)
 	}
