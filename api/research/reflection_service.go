@@ -6,13 +6,10 @@ import (
 	"errors"
 	"time"
 
-	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/temporal"
 	"gorm.io/gorm"
 
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
-	"github.com/gatehouse/gatehouse/workflows/research/gates"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
 
@@ -86,27 +83,6 @@ func (s *Service) signalReflection(ctx context.Context, id, name string, payload
 // central returns where the projects' central refs live.
 func (s *Service) central() models.CentralRefs {
 	return models.NewCentralRefs(s.DB, s.Config.CentralGitDir)
-}
-
-// reflectionTransitionError maps the update's refusals to tool errors.
-func reflectionTransitionError(err error) error {
-	var ae *temporal.ApplicationError
-	if errors.As(err, &ae) {
-		switch ae.Type() {
-		case wf.ErrTypeGateBlocked:
-			var be gates.BlockedError
-			_ = ae.Details(&be)
-			return &ToolError{Code: "gate_blocked", Pointer: "/transition", Message: ae.Message(), Details: map[string]any{
-				"current_gate": be.Gate, "allowed_transitions": be.AllowedActions, "blocked_actions": be.BlockedActions, "missing_evidence": be.MissingEvidence}}
-		case wf.ErrTypeInvalidInput:
-			return invalid("/transition", ae.Message())
-		}
-	}
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
-		return toolErr("conflict", "/reflection_id", "the reflection's workflow is finished or missing")
-	}
-	return err
 }
 
 // finishedSinceReflection counts the project's experiments that finished

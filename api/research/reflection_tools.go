@@ -150,7 +150,7 @@ func reflectionTransition(ctx context.Context, s *Service, c *Call) (any, error)
 		return nil, closed
 	}
 	if err != nil {
-		return nil, reflectionTransitionError(err)
+		return nil, transitionError(err, "reflection")
 	}
 	return res, nil
 }

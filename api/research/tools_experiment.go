@@ -138,13 +138,14 @@ func experimentTransition(ctx context.Context, s *Service, c *Call) (any, error)
 		return nil, closed
 	}
 	if err != nil {
-		return nil, transitionError(err)
+		return nil, transitionError(err, "experiment")
 	}
 	return res, nil
 }
 
-// transitionError maps the update's validator refusal to gate_blocked.
-func transitionError(err error) error {
+// transitionError maps a transition Update's validator refusal (experiment
+// or reflection: both validators use the same error types) to tool errors.
+func transitionError(err error, kind string) error {
 	var ae *temporal.ApplicationError
 	if errors.As(err, &ae) {
 		switch ae.Type() {
@@ -159,7 +160,7 @@ func transitionError(err error) error {
 	}
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
-		return toolErr("conflict", "/experiment_id", "the experiment's workflow is finished or missing")
+		return toolErr("conflict", "/"+kind+"_id", "the %s's workflow is finished or missing", kind)
 	}
 	return err
 }
