@@ -7,5 +7,5 @@ import (
 
 // researchMigrations are the research domain's migrations.
 func researchMigrations() []migrate.Migration {
-	return append(research.Migrations(), research.ReflectionMigration(), research.StorageFeedMigration())
+	return append(research.Migrations(), research.ReflectionMigration(), research.StorageFeedMigration(), research.SandboxMigration())
 }

@@ -15,6 +15,7 @@ import (
 
 	researchact "github.com/gatehouse/gatehouse/activities/research"
 	"github.com/gatehouse/gatehouse/internal/config"
+	"github.com/gatehouse/gatehouse/internal/sandbox"
 	researchwf "github.com/gatehouse/gatehouse/workflows/research"
 )
 
@@ -26,6 +27,11 @@ func registerResearch(r sdkworker.Registry, deps Dependencies) {
 	r.RegisterWorkflowWithOptions(researchwf.StorageSweep, workflow.RegisterOptions{Name: researchwf.StorageSweepWorkflowName})
 	storage := &researchact.StorageActivities{DB: deps.DB, Blobs: deps.Blobs, Log: deps.Log}
 	r.RegisterActivityWithOptions(storage.SweepStorage, activity.RegisterOptions{Name: researchwf.SweepStorageActivity})
+	r.RegisterWorkflowWithOptions(researchwf.Sandbox, workflow.RegisterOptions{Name: researchwf.SandboxWorkflowName})
+	sbx := &researchact.SandboxActivities{DB: deps.DB, Providers: sandbox.ForDataDir(deps.Config.DataDir)}
+	r.RegisterActivityWithOptions(sbx.ProvisionSandbox, activity.RegisterOptions{Name: researchwf.ProvisionSandboxActivity})
+	r.RegisterActivityWithOptions(sbx.DestroySandbox, activity.RegisterOptions{Name: researchwf.DestroySandboxActivity})
+	r.RegisterActivityWithOptions(sbx.RecordSandbox, activity.RegisterOptions{Name: researchwf.RecordSandboxActivity})
 }
 
 // EnsureResearchSchedules creates the storage sweep schedule, or updates

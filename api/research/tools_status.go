@@ -85,7 +85,7 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 		}
 	}
 	return map[string]any{"scope": "experiment", "project": map[string]any{"id": p.ID, "name": p.Name}, "workflow": workflow,
-		"context": ctxBlock, "sandbox": map[string]any{"active": false}}, nil
+		"context": ctxBlock, "sandbox": s.sandboxBlock(ctx, e.ID)}, nil
 }
 
 func (s *Service) liveExperiments(ctx context.Context, projectID string) ([]map[string]any, error) {

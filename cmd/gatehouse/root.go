@@ -31,6 +31,7 @@ wins over the environment.`,
 	}
 	root.AddCommand(newDevCommand(), newAPICommand(), newWorkerCommand(), newMigrateCommand(), newVersionCommand(), newKeysCommand())
 	root.AddCommand(newRunnerCommand())
+	root.AddCommand(newLoadCommand())
 	return root
 }
 

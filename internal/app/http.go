@@ -16,8 +16,27 @@ type httpServer struct {
 	done     chan error
 }
 
+// httpTimeouts bound how long a client may take over each part of a
+// request; a client slower than that is disconnected.
+type httpTimeouts struct {
+	readHeader, read, write, idle time.Duration
+}
+
+// defaultHTTPTimeouts are the production limits.
+var defaultHTTPTimeouts = httpTimeouts{
+	readHeader: 10 * time.Second,
+	read:       2 * time.Minute,
+	write:      10 * time.Minute, // long-polls and streamed LLM responses
+	idle:       2 * time.Minute,
+}
+
 // startHTTP listens on addr (port 0 picks one) and serves handler.
 func startHTTP(addr string, handler http.Handler, log *slog.Logger) (*httpServer, error) {
+	return startHTTPWith(addr, handler, log, defaultHTTPTimeouts)
+}
+
+// startHTTPWith is startHTTP with explicit timeouts (tests use short ones).
+func startHTTPWith(addr string, handler http.Handler, log *slog.Logger, t httpTimeouts) (*httpServer, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
@@ -25,10 +44,10 @@ func startHTTP(addr string, handler http.Handler, log *slog.Logger) (*httpServer
 	s := &httpServer{
 		srv: &http.Server{
 			Handler:           handler,
-			ReadHeaderTimeout: 10 * time.Second,
-			ReadTimeout:       2 * time.Minute,
-			WriteTimeout:      10 * time.Minute, // long-polls and streamed LLM responses
-			IdleTimeout:       2 * time.Minute,
+			ReadHeaderTimeout: t.readHeader,
+			ReadTimeout:       t.read,
+			WriteTimeout:      t.write,
+			IdleTimeout:       t.idle,
 			MaxHeaderBytes:    64 << 10,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		},

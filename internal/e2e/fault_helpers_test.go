@@ -1,8 +1,12 @@
 package e2e
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
 	"testing"
+	"time"
 )
 
 // flyApproved is a FlyLab session whose experiment an operator approved.
@@ -12,9 +16,9 @@ type flyApproved struct {
 }
 
 // approveFlyExperiment drives a fresh FlyLab session through inspect →
-// find → draft → design → operator approve with the given replicates, and
-// returns what run_fly_simulation needs.
-func approveFlyExperiment(t *testing.T, s *Stack, c flyContract, replicates int) flyApproved {
+// find → draft → design (designArgs with edits applied) → operator
+// approve, and returns what run_fly_simulation needs.
+func approveFlyExperiment(t *testing.T, s *Stack, c flyContract, edits map[string]any) flyApproved {
 	t.Helper()
 	call := func(tool string, args any) map[string]any { return flyTool(t, s, c, s.APIKey, tool, args) }
 	cur := call("inspect_flylab_state", nil)
@@ -29,7 +33,9 @@ func approveFlyExperiment(t *testing.T, s *Stack, c flyContract, replicates int)
 		"falsification_criterion": "No increase over sham."})
 	hyp := mustOK(t, drafted)["hypothesis"].(map[string]any)["id"].(string)
 	args := designArgs(sid, drafted["state_revision"], hyp, 5)
-	args["replicates"] = replicates
+	for k, v := range edits {
+		args[k] = v
+	}
 	exp := mustOK(t, call("design_stimulation_trial", args))["experiment"].(map[string]any)
 	expID, hash := exp["id"].(string), exp["protocolHash"].(string)
 	if r := s.Do(t, http.MethodPost, "/operator/v1/flylab/experiments/"+expID+"/approve", s.OperatorToken,
@@ -44,4 +50,35 @@ func approveFlyExperiment(t *testing.T, s *Stack, c flyContract, replicates int)
 func (a flyApproved) runArgs(rev any, op string) map[string]any {
 	return map[string]any{"page_session_id": a.sid, "expected_state_revision": rev, "experiment_id": a.expID,
 		"approved_protocol_hash": a.hash, "operation_id": op}
+}
+
+// post sends a JSON POST with a bearer token and returns the response or
+// the transport error, so goroutines can report failures to the test
+// goroutine instead of calling t.Fatal themselves.
+func post(url, token string, body any, timeout time.Duration) (Response, error) {
+	return postWith(url, token, body, timeout)
+}
+
+// postWith is post with extra header name/value pairs.
+func postWith(url, token string, body any, timeout time.Duration, headers ...string) (Response, error) {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return Response{}, err
+	}
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(raw))
+	if err != nil {
+		return Response{}, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := (&http.Client{Timeout: timeout}).Do(req)
+	if err != nil {
+		return Response{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return Response{Status: resp.StatusCode, Header: resp.Header, Body: b}, err
 }

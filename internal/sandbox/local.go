@@ -168,6 +168,11 @@ func (l *Local) Runs(uid string) ([]Run, error) {
 		if json.Unmarshal(b, &r) != nil {
 			continue // a record being rewritten; the next read sees it
 		}
+		if r.Status == RunRunning {
+			if live, err := os.ReadFile(filepath.Join(dir, "runs", strings.TrimSuffix(e.Name(), ".json")+".out")); err == nil {
+				r.Output = string(live)
+			}
+		}
 		runs = append(runs, r)
 	}
 	sort.Slice(runs, func(i, j int) bool { return runs[i].Seq < runs[j].Seq })

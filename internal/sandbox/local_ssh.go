@@ -129,8 +129,7 @@ func (s *server) session(ch ssh.Channel, reqs <-chan *ssh.Request) {
 				_ = req.Reply(false, nil)
 				continue
 			}
-			_ = req.Reply(true, nil)
-			code := s.runner.run(p.Command, ch, ch, ch.Stderr())
+			code := s.runner.run(p.Command, func() { _ = req.Reply(true, nil) }, ch, ch, ch.Stderr())
 			_, _ = ch.SendRequest("exit-status", false, ssh.Marshal(struct{ Status uint32 }{uint32(code)}))
 			return
 		default:

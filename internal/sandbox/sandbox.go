@@ -7,6 +7,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"time"
 )
 
@@ -104,4 +105,24 @@ func Lookup(p Provider, name string, gpu bool) (InstanceType, error) {
 		}
 	}
 	return InstanceType{}, ErrUnknownInstanceType
+}
+
+// Providers are the providers a deployment offers, by name.
+type Providers map[string]Provider
+
+// Get returns the named provider; "" names the local one.
+func (p Providers) Get(name string) (Provider, error) {
+	if name == "" {
+		name = LocalName
+	}
+	if pr, ok := p[name]; ok {
+		return pr, nil
+	}
+	return nil, ErrUnknownProvider
+}
+
+// ForDataDir is the deployment's provider set: the local provider keeps
+// its sandboxes under dataDir/sandboxes.
+func ForDataDir(dataDir string) Providers {
+	return Providers{LocalName: LocalAt(filepath.Join(dataDir, "sandboxes"))}
 }

@@ -1,0 +1,53 @@
+package research
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/internal/sandbox"
+	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
+)
+
+// SandboxActivities provision, destroy and mirror sandboxes.
+type SandboxActivities struct {
+	DB        *gorm.DB
+	Providers sandbox.Providers
+}
+
+// ProvisionSandbox creates the machine; providers make it idempotent per
+// uid, so a retry answers the same endpoint.
+func (a *SandboxActivities) ProvisionSandbox(ctx context.Context, in wf.SandboxInput) (wf.SandboxEndpoint, error) {
+	p, err := a.Providers.Get(in.Provider)
+	if err != nil {
+		return wf.SandboxEndpoint{}, temporal.NewNonRetryableApplicationError(err.Error(), "unknown_provider", err)
+	}
+	ep, err := p.Provision(ctx, sandbox.Spec{UID: in.UID, Provider: in.Provider, InstanceType: in.InstanceType, Region: in.Region,
+		CPU: in.CPU, MemoryMB: in.MemoryMB, GPU: in.GPU, PublicKey: in.PublicKey, TimeLimit: in.TimeLimit})
+	if errors.Is(err, sandbox.ErrBadPublicKey) {
+		return wf.SandboxEndpoint{}, temporal.NewNonRetryableApplicationError(err.Error(), "bad_public_key", err)
+	}
+	if err != nil {
+		return wf.SandboxEndpoint{}, err
+	}
+	return wf.SandboxEndpoint{Host: ep.Host, Port: ep.Port, User: ep.User, Workdir: ep.Workdir}, nil
+}
+
+// DestroySandbox destroys the machine; destroying a gone one succeeds.
+func (a *SandboxActivities) DestroySandbox(ctx context.Context, in wf.SandboxDestroy) error {
+	p, err := a.Providers.Get(in.Provider)
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(err.Error(), "unknown_provider", err)
+	}
+	return p.Destroy(ctx, in.UID)
+}
+
+// RecordSandbox mirrors the workflow's state into the sandbox row.
+func (a *SandboxActivities) RecordSandbox(ctx context.Context, r wf.SandboxRecord) error {
+	return models.MirrorSandbox(ctx, a.DB, models.SandboxUpdate{UID: r.UID, Status: r.Status, Host: r.Endpoint.Host,
+		Port: r.Endpoint.Port, User: r.Endpoint.User, Workdir: r.Endpoint.Workdir, ExpiresAt: r.ExpiresAt, Error: r.Error}, time.Now().UTC())
+}

@@ -1,0 +1,149 @@
+package research
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"path"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/sandbox"
+	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
+)
+
+// Release bounds.
+const (
+	releaseWait = 30 * time.Second
+	// checklistFiles bounds the files the checklist hashes per sandbox.
+	checklistFiles = 200
+)
+
+// retentionHint is what the checklist tells the agent to do first.
+const retentionHint = "Nothing was destroyed. Before releasing, pull the outputs you need (sandbox.pull_outputs), pin storage objects that must outlive " +
+	"their retention (storage.object action pin), and wait for running commands (sandbox.runs with wait_seconds). Then call sandbox.release " +
+	"again with confirm_retained: true; that destroys the working directory."
+
+func sandboxRelease(ctx context.Context, s *Service, c *Call) (any, error) {
+	in, err := s.sandboxCall(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	targets, err := s.releaseTargets(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if len(targets) == 0 {
+		return map[string]any{"status": "no_active_sandbox", "released": false, "pending_release": []any{}}, nil
+	}
+	if !in.ConfirmRetained {
+		pending := make([]map[string]any, 0, len(targets))
+		for _, sb := range targets {
+			pending = append(pending, s.retentionChecklist(ctx, sb))
+		}
+		return map[string]any{"status": "confirmation_required", "released": false, "pending_release": pending, "hint": retentionHint}, nil
+	}
+	views := make([]map[string]any, 0, len(targets))
+	all := true
+	for _, sb := range targets {
+		err := s.Temporal.SignalWorkflow(ctx, wf.SandboxWorkflowID(sb.UID), "", wf.SandboxReleaseSignal, wf.SandboxRelease{Reason: "sandbox.release"})
+		if err != nil {
+			s.Log.WarnContext(ctx, "sandbox: release signal not delivered", "sandbox", sb.UID, "err", err)
+		}
+		got := s.awaitSandbox(ctx, sb.ProjectID, sb.UID, releaseWait, func(x models.Sandbox) bool { return !x.Active() })
+		all = all && got.Status == models.SandboxTerminated
+		views = append(views, sandboxView(got))
+	}
+	status := models.SandboxTerminated
+	if !all {
+		status = "release_pending"
+	}
+	return map[string]any{"status": status, "released": true, "sandboxes": views}, nil
+}
+
+// releaseTargets are the sandboxes a release means: sandbox_uid, else every
+// active one of experiment_id, else every active one of the project.
+func (s *Service) releaseTargets(ctx context.Context, in sandboxArgs) ([]models.Sandbox, error) {
+	if in.SandboxUID != "" {
+		sb, err := s.pickSandbox(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		if !sb.Active() {
+			return nil, nil
+		}
+		return []models.Sandbox{sb}, nil
+	}
+	return models.ListSandboxes(ctx, s.DB, in.ProjectID, in.ExperimentID, true)
+}
+
+// retentionChecklist lists what releasing sb would lose or leave behind:
+// files not pulled in their current form, commands still running, and
+// pulled objects that are not pinned.
+func (s *Service) retentionChecklist(ctx context.Context, sb models.Sandbox) map[string]any {
+	item := map[string]any{"sandbox_uid": sb.UID, "sandbox_id": sb.UID, "status": sb.Status, "workdir": sb.Workdir, "expires_at": sb.ExpiresAt}
+	unpulled, runningCmds, unpinned := []map[string]any{}, []map[string]any{}, []map[string]any{}
+	pulls, err := models.Pulls(ctx, s.DB, sb.UID)
+	if err != nil {
+		item["error"] = err.Error()
+		return item
+	}
+	pulled := map[string]bool{}
+	seen := map[string]bool{}
+	for _, p := range pulls {
+		pulled[p.Path+"\x00"+p.SHA256] = true
+		if seen[p.ObjectID] {
+			continue
+		}
+		seen[p.ObjectID] = true
+		if o, err := models.GetObject(ctx, s.DB, sb.ProjectID, p.ObjectID); err == nil && !o.Pinned && o.Status == models.StorageAvailable {
+			unpinned = append(unpinned, map[string]any{"object_id": o.ID, "name": o.Name, "path": p.Path, "expires_at": o.ExpiresAt})
+		}
+	}
+	if insp, err := s.inspector(sb); err == nil {
+		files, _ := insp.Files(sb.UID, checklistFiles)
+		for _, f := range files {
+			b, err := insp.ReadFile(sb.UID, f, s.checklistMaxBytes())
+			if err != nil {
+				unpulled = append(unpulled, map[string]any{"path": f, "note": err.Error()})
+				continue
+			}
+			sum := sha256.Sum256(b)
+			if !pulled[path.Clean(f)+"\x00"+hex.EncodeToString(sum[:])] {
+				unpulled = append(unpulled, map[string]any{"path": f, "size_bytes": len(b)})
+			}
+		}
+		runs, _ := insp.Runs(sb.UID)
+		for _, r := range runs {
+			if r.Status == sandbox.RunRunning {
+				runningCmds = append(runningCmds, map[string]any{"seq": r.Seq, "command": r.Command, "started_at": r.StartedAt})
+			}
+		}
+	}
+	item["unpulled_outputs"], item["running_commands"], item["unpinned_storage"] = unpulled, runningCmds, unpinned
+	return item
+}
+
+func (s *Service) checklistMaxBytes() int64 {
+	if s.Config.MaxBodyBytes > 0 {
+		return s.Config.MaxBodyBytes
+	}
+	return 64 << 20
+}
+
+// sandboxBlock is workflow.status_and_next's view of an experiment's
+// active sandbox.
+func (s *Service) sandboxBlock(ctx context.Context, experimentID string) map[string]any {
+	if !s.Config.Features.Sandboxes {
+		return map[string]any{"active": false}
+	}
+	var rows []models.Sandbox
+	err := s.DB.WithContext(ctx).Where("experiment_id = ? AND status IN ?", experimentID, []string{models.SandboxProvisioning, models.SandboxRunning}).
+		Order("created_at DESC").Limit(1).Find(&rows).Error
+	if err != nil || len(rows) == 0 {
+		return map[string]any{"active": false}
+	}
+	sb := rows[0]
+	return map[string]any{"active": true, "sandbox_uid": sb.UID, "status": sb.Status, "ssh_host": sb.SSHHost, "ssh_port": sb.SSHPort,
+		"ssh_user": sb.SSHUser, "workdir": sb.Workdir, "expires_at": sb.ExpiresAt}
+}

@@ -1,0 +1,223 @@
+package research
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/sandbox"
+	models "github.com/gatehouse/gatehouse/models/research"
+)
+
+// Long-poll bounds of sandbox.runs.
+const (
+	runsWaitCap  = 300 * time.Second
+	runsPollTick = 200 * time.Millisecond
+	// runsOutputTail is how much of each run's output sandbox.runs shows;
+	// sandbox.terminal shows it all.
+	runsOutputTail = 4 << 10
+	// defaultTerminalTail is sandbox.terminal's tail without one.
+	defaultTerminalTail = 200
+)
+
+// inspector answers the provider's Inspector for a sandbox.
+func (s *Service) inspector(sb models.Sandbox) (sandbox.Inspector, error) {
+	p, err := s.providers().Get(sb.Provider)
+	if err != nil {
+		return nil, err
+	}
+	in, ok := p.(sandbox.Inspector)
+	if !ok {
+		return nil, errSandboxInspect
+	}
+	return in, nil
+}
+
+// sandboxFor decodes, checks access and picks the sandbox and its inspector.
+func (s *Service) sandboxFor(ctx context.Context, c *Call) (sandboxArgs, models.Sandbox, sandbox.Inspector, error) {
+	in, err := s.sandboxCall(ctx, c)
+	if err != nil {
+		return in, models.Sandbox{}, nil, err
+	}
+	sb, err := s.pickSandbox(ctx, in)
+	if err != nil {
+		return in, sb, nil, err
+	}
+	insp, err := s.inspector(sb)
+	if err != nil {
+		return in, sb, nil, toolErr("unsupported", "/sandbox_uid", "provider %s does not record runs here", sb.Provider)
+	}
+	return in, sb, insp, nil
+}
+
+func sandboxRuns(ctx context.Context, s *Service, c *Call) (any, error) {
+	in, sb, insp, err := s.sandboxFor(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	wait := min(time.Duration(in.WaitSeconds)*time.Second, runsWaitCap)
+	start := time.Now()
+	deadline := start.Add(wait)
+	var runs []sandbox.Run
+	for {
+		if runs, err = insp.Runs(sb.UID); err != nil {
+			return nil, err
+		}
+		if running(runs) == 0 || !time.Now().Before(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(runsPollTick):
+		}
+	}
+	shown := make([]map[string]any, 0, len(runs))
+	for _, r := range runs {
+		out, cut := r.Output, r.Truncated
+		if len(out) > runsOutputTail {
+			out, cut = out[len(out)-runsOutputTail:], true
+		}
+		shown = append(shown, map[string]any{"seq": r.Seq, "command": r.Command, "status": r.Status, "started_at": r.StartedAt,
+			"ended_at": r.EndedAt, "exit_code": r.ExitCode, "output": out, "output_truncated": cut})
+	}
+	return map[string]any{"sandbox_uid": sb.UID, "sandbox_status": sb.Status, "runs": shown, "count": len(shown),
+		"running": running(runs), "waited_seconds": int(time.Since(start).Seconds())}, nil
+}
+
+// running counts runs still running.
+func running(runs []sandbox.Run) int {
+	n := 0
+	for _, r := range runs {
+		if r.Status == sandbox.RunRunning {
+			n++
+		}
+	}
+	return n
+}
+
+func sandboxTerminal(ctx context.Context, s *Service, c *Call) (any, error) {
+	in, sb, insp, err := s.sandboxFor(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	var since time.Time
+	if in.Since != "" {
+		if since, err = time.Parse(time.RFC3339Nano, in.Since); err != nil {
+			return nil, invalid("/since", "since must be an RFC 3339 time")
+		}
+	}
+	runs, err := insp.Runs(sb.UID)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, r := range runs {
+		if r.StartedAt.Before(since) {
+			continue
+		}
+		lines = append(lines, "$ "+r.Command)
+		if r.Output != "" {
+			lines = append(lines, strings.Split(strings.TrimSuffix(r.Output, "\n"), "\n")...)
+		}
+		switch {
+		case r.Status == sandbox.RunRunning:
+			lines = append(lines, "[running]")
+		case r.ExitCode != nil:
+			lines = append(lines, fmt.Sprintf("[%s %d]", r.Status, *r.ExitCode))
+		}
+	}
+	tail := in.Tail
+	if tail == 0 {
+		tail = defaultTerminalTail
+	}
+	cut := len(lines) > tail
+	if cut {
+		lines = lines[len(lines)-tail:]
+	}
+	return map[string]any{"sandbox_uid": sb.UID, "lines": lines, "text": strings.Join(lines, "\n"), "truncated": cut, "as_of": s.now()}, nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._@+=-]+`)
+
+// outputName is the storage name of a pulled path: the sandbox uid and the
+// path, flattened into storage's name alphabet.
+func outputName(uid, p string) string {
+	n := uid + "-" + strings.Trim(unsafeName.ReplaceAllString(path.Clean(p), "_"), "_.")
+	if len(n) > 200 {
+		n = n[len(n)-200:]
+		n = strings.TrimLeft(n, "._@+=-")
+	}
+	return n
+}
+
+func sandboxPullOutputs(ctx context.Context, s *Service, c *Call) (any, error) {
+	in, sb, insp, err := s.sandboxFor(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if !sb.Active() {
+		return nil, toolErr("conflict", "/sandbox_uid", "sandbox %s is %s; its working directory is gone", sb.UID, sb.Status)
+	}
+	limit := s.Config.MaxBodyBytes
+	if limit <= 0 {
+		limit = 64 << 20
+	}
+	// Read every path before storing any, so a refused path stores nothing.
+	contents := make([][]byte, len(in.Paths))
+	for i, p := range in.Paths {
+		b, err := insp.ReadFile(sb.UID, p, limit)
+		switch {
+		case errors.Is(err, sandbox.ErrPathOutside):
+			return nil, toolErr("invalid_input", fmt.Sprintf("/paths/%d", i), "path %q leaves the sandbox working directory; refused", p)
+		case errors.Is(err, sandbox.ErrNotFound):
+			return nil, toolErr("not_found", fmt.Sprintf("/paths/%d", i), "no regular file %q in the working directory", p)
+		case err != nil:
+			return nil, toolErr("invalid_input", fmt.Sprintf("/paths/%d", i), "%v", err)
+		}
+		contents[i] = b
+	}
+	outputs := make([]map[string]any, 0, len(in.Paths))
+	for i, p := range in.Paths {
+		o, err := s.storeOutput(ctx, c, sb, p, contents[i])
+		if err != nil {
+			return nil, err
+		}
+		outputs = append(outputs, map[string]any{"path": p, "object_id": o.ID, "name": o.Name, "version": o.Version,
+			"sha256": o.SHA256, "size_bytes": o.SizeBytes, "status": o.Status, "experiment_id": o.ProducingExperimentID})
+	}
+	return map[string]any{"sandbox_uid": sb.UID, "outputs": outputs, "count": len(outputs)}, nil
+}
+
+// storeOutput copies one file's bytes into an available storage object
+// linked to the sandbox's experiment, and records the pull.
+func (s *Service) storeOutput(ctx context.Context, c *Call, sb models.Sandbox, p string, b []byte) (models.StorageObject, error) {
+	sum := sha256.Sum256(b)
+	o := models.StorageObject{ID: models.NewID("obj_"), ProjectID: sb.ProjectID, Name: outputName(sb.UID, p), Kind: "other", Path: p,
+		SHA256: hex.EncodeToString(sum[:]), SizeBytes: int64(len(b)), ProducingExperimentID: sb.ExperimentID, ProducingRun: sb.UID,
+		SourceURI: "sandbox://" + sb.UID + "/" + strings.TrimPrefix(path.Clean(p), "/"), CreatedBy: c.Principal.CredentialID}
+	o.BlobKey = "research/" + sb.ProjectID + "/storage/" + o.ID
+	got, _, err := models.SubmitObject(ctx, s.DB, o, s.now(), s.Config.StorageRetention)
+	if err != nil {
+		return got, err
+	}
+	if got.Status == models.StorageUploading {
+		if _, err := s.Blobs.Put(ctx, got.BlobKey, bytes.NewReader(b), 0); err != nil {
+			return got, err
+		}
+		if _, err := s.completeUpload(ctx, got); err != nil {
+			return got, err
+		}
+		if got, err = models.GetObject(ctx, s.DB, sb.ProjectID, got.ID); err != nil {
+			return got, err
+		}
+	}
+	return got, models.RecordPull(ctx, s.DB, models.SandboxPull{SandboxUID: sb.UID, Path: path.Clean(p), SHA256: got.SHA256, ObjectID: got.ID})
+}

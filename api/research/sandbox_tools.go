@@ -1,0 +1,328 @@
+package research
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"golang.org/x/crypto/ssh"
+
+	"github.com/gatehouse/gatehouse/internal/sandbox"
+	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
+)
+
+// provisionWait bounds how long sandbox.request waits for the endpoint.
+const provisionWait = 30 * time.Second
+
+type sandboxArgs struct {
+	ProjectID       string   `json:"project_id"`
+	ExperimentID    string   `json:"experiment_id"`
+	SandboxUID      string   `json:"sandbox_uid"`
+	PublicKey       string   `json:"public_key"`
+	Provider        string   `json:"provider"`
+	InstanceType    string   `json:"instance_type"`
+	Region          string   `json:"region"`
+	GPU             bool     `json:"gpu"`
+	CPU             float64  `json:"cpu"`
+	Memory          string   `json:"memory"`
+	TimeLimit       int      `json:"time_limit"`
+	Additional      bool     `json:"additional"`
+	Seconds         int      `json:"seconds"`
+	WaitSeconds     int      `json:"wait_seconds"`
+	Tail            int      `json:"tail"`
+	Since           string   `json:"since"`
+	Paths           []string `json:"paths"`
+	ConfirmRetained bool     `json:"confirm_retained"`
+}
+
+// sandboxCall decodes the arguments and checks the project (and the
+// experiment when one is named).
+func (s *Service) sandboxCall(ctx context.Context, c *Call) (sandboxArgs, error) {
+	var in sandboxArgs
+	if err := c.decode(&in); err != nil {
+		return in, err
+	}
+	if in.ExperimentID != "" {
+		_, _, err := s.experiment(ctx, c, in.ProjectID, in.ExperimentID)
+		return in, err
+	}
+	_, err := s.project(ctx, c, in.ProjectID)
+	return in, err
+}
+
+// providers is this deployment's sandbox provider set.
+func (s *Service) providers() sandbox.Providers { return sandbox.ForDataDir(s.Config.DataDir) }
+
+func sandboxOptions(ctx context.Context, s *Service, c *Call) (any, error) {
+	in, err := s.sandboxCall(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	out := []sandbox.InstanceType{}
+	for _, p := range s.providers() {
+		for _, it := range p.Options() {
+			if in.GPU && it.GPU == 0 || in.Region != "" && it.Region != in.Region {
+				continue
+			}
+			out = append(out, it)
+		}
+	}
+	return map[string]any{"default_provider": sandbox.LocalName, "instance_types": out, "count": len(out),
+		"limits": map[string]any{"time_limit_seconds": map[string]int{"default": int(wf.SandboxDefaultTimeLimit.Seconds()), "min": 60, "max": 86400},
+			"extend_max_seconds": int(wf.SandboxMaxExtend.Seconds())}}, nil
+}
+
+func sandboxRequest(ctx context.Context, s *Service, c *Call) (any, error) {
+	in, err := s.sandboxCall(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	key, _, _, rest, err := ssh.ParseAuthorizedKey([]byte(in.PublicKey))
+	if err != nil || strings.TrimSpace(string(rest)) != "" {
+		return nil, invalid("/public_key", "public_key must be one OpenSSH authorized_keys line, e.g. 'ssh-ed25519 AAAA… you@host'")
+	}
+	p, err := s.providers().Get(in.Provider)
+	if err != nil {
+		return nil, invalid("/provider", fmt.Sprintf("unknown provider %q; sandbox.options lists them", in.Provider))
+	}
+	it, err := sandbox.Lookup(p, in.InstanceType, in.GPU)
+	if err != nil {
+		return nil, invalid("/instance_type", fmt.Sprintf("provider %s has no instance type %q%s; sandbox.options lists them", p.Name(), in.InstanceType, map[bool]string{true: " with a GPU"}[in.GPU]))
+	}
+	if in.Region != "" && in.Region != it.Region {
+		return nil, invalid("/region", fmt.Sprintf("%s is offered in region %s, not %s", it.Name, it.Region, in.Region))
+	}
+	cpu, mem := it.CPU, it.MemoryMB
+	if in.CPU > 0 {
+		if in.CPU > it.CPU {
+			return nil, invalid("/cpu", fmt.Sprintf("%s has at most %g cpus", it.Name, it.CPU))
+		}
+		cpu = in.CPU
+	}
+	if in.Memory != "" {
+		m, ok := parseMemoryMB(in.Memory)
+		if !ok || m > it.MemoryMB {
+			return nil, invalid("/memory", fmt.Sprintf("memory must look like 512Mi or 4Gi and be at most %d Mi for %s", it.MemoryMB, it.Name))
+		}
+		mem = m
+	}
+	if !in.Additional {
+		active, err := models.ListSandboxes(ctx, s.DB, in.ProjectID, in.ExperimentID, true)
+		if err != nil {
+			return nil, err
+		}
+		if len(active) > 0 {
+			te := toolErr("conflict", "/additional", "sandbox %s is already active here; use it, release it, or pass additional: true", active[0].UID)
+			te.Details = map[string]any{"active_sandbox_uid": active[0].UID}
+			return nil, te
+		}
+	}
+	limit := wf.SandboxDefaultTimeLimit
+	if in.TimeLimit > 0 {
+		limit = time.Duration(in.TimeLimit) * time.Second
+	}
+	row := models.Sandbox{UID: models.NewID("sbx_"), ProjectID: in.ProjectID, ExperimentID: in.ExperimentID, Provider: p.Name(),
+		InstanceType: it.Name, Region: it.Region, CPU: cpu, MemoryMB: mem, GPU: it.GPU, PublicKey: strings.TrimSpace(in.PublicKey),
+		KeyFP: ssh.FingerprintSHA256(key), ExpiresAt: s.now().Add(limit), CreatedBy: c.Principal.CredentialID}
+	if err := models.CreateSandbox(ctx, s.DB, row); err != nil {
+		return nil, err
+	}
+	input := wf.SandboxInput{UID: row.UID, ProjectID: row.ProjectID, Provider: row.Provider, InstanceType: row.InstanceType, Region: row.Region,
+		CPU: cpu, MemoryMB: mem, GPU: row.GPU, PublicKey: row.PublicKey, TimeLimit: limit}
+	if _, err := s.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: wf.SandboxWorkflowID(row.UID), TaskQueue: s.Config.TaskQueue},
+		wf.SandboxWorkflowName, input); err != nil {
+		_ = models.MirrorSandbox(ctx, s.DB, models.SandboxUpdate{UID: row.UID, Status: models.SandboxFailed, ExpiresAt: row.ExpiresAt, Error: err.Error()}, s.now())
+		return nil, err
+	}
+	got := s.awaitSandbox(ctx, in.ProjectID, row.UID, provisionWait, func(sb models.Sandbox) bool { return sb.Status != models.SandboxProvisioning })
+	out := sandboxView(got)
+	out["requested"] = true
+	return out, nil
+}
+
+// awaitSandbox polls the mirror row until done holds or wait passes, and
+// answers the last row read.
+func (s *Service) awaitSandbox(ctx context.Context, projectID, uid string, wait time.Duration, done func(models.Sandbox) bool) models.Sandbox {
+	deadline := time.Now().Add(wait)
+	for {
+		sb, err := models.GetSandbox(ctx, s.DB, projectID, uid)
+		if err == nil && done(sb) || time.Now().After(deadline) || ctx.Err() != nil {
+			return sb
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// parseMemoryMB reads 512Mi, 4Gi, 4G, 512M or a plain number of MiB.
+func parseMemoryMB(v string) (int, bool) {
+	mult := 1
+	switch {
+	case strings.HasSuffix(v, "Gi"), strings.HasSuffix(v, "G"):
+		mult, v = 1024, strings.TrimRight(v, "Gi")
+	case strings.HasSuffix(v, "Mi"), strings.HasSuffix(v, "M"):
+		v = strings.TrimRight(v, "Mi")
+	}
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || n <= 0 || n > 1<<30 {
+		return 0, false
+	}
+	return int(n * float64(mult)), true
+}
+
+// sandboxView is a sandbox as tools show it.
+func sandboxView(sb models.Sandbox) map[string]any {
+	v := map[string]any{"sandbox_uid": sb.UID, "sandbox_id": sb.UID, "project_id": sb.ProjectID, "experiment_id": sb.ExperimentID,
+		"status": sb.Status, "active": sb.Active(), "provider": sb.Provider, "instance_type": sb.InstanceType, "region": sb.Region,
+		"cpu": sb.CPU, "memory_mb": sb.MemoryMB, "gpu": sb.GPU, "key_fingerprint": sb.KeyFP, "expires_at": sb.ExpiresAt,
+		"created_at": sb.CreatedAt, "ended_at": sb.EndedAt, "workflow_id": wf.SandboxWorkflowID(sb.UID)}
+	if sb.SSHPort > 0 {
+		v["ssh_host"], v["ssh_port"], v["ssh_user"], v["workdir"] = sb.SSHHost, sb.SSHPort, sb.SSHUser, sb.Workdir
+		if sb.Active() {
+			v["ssh_command"] = fmt.Sprintf("ssh -p %d %s@%s", sb.SSHPort, sb.SSHUser, sb.SSHHost)
+		}
+	}
+	if sb.LastError != "" {
+		v["last_error"] = sb.LastError
+	}
+	return v
+}
+
+// pickSandbox finds the sandbox a call means: sandbox_uid, else the newest
+// active one of experiment_id, else the newest active one of the project.
+func (s *Service) pickSandbox(ctx context.Context, in sandboxArgs) (models.Sandbox, error) {
+	if in.SandboxUID != "" {
+		sb, err := models.GetSandbox(ctx, s.DB, in.ProjectID, in.SandboxUID)
+		if err == nil && in.ExperimentID != "" && sb.ExperimentID != in.ExperimentID {
+			return sb, toolErr("conflict", "/sandbox_uid", "sandbox %s is not attached to experiment %s; sandbox.attach it first", sb.UID, in.ExperimentID)
+		}
+		return sb, err
+	}
+	active, err := models.ListSandboxes(ctx, s.DB, in.ProjectID, in.ExperimentID, true)
+	if err != nil {
+		return models.Sandbox{}, err
+	}
+	if len(active) == 0 {
+		return models.Sandbox{}, toolErr("not_found", "/sandbox_uid", "no active sandbox here; pass sandbox_uid or sandbox.request one")
+	}
+	return active[0], nil
+}
+
+func sandboxGet(ctx context.Context, s *Service, c *Call) (any, error) {
+	in, err := s.sandboxCall(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	sb, err := s.pickSandbox(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"sandbox": sandboxView(sb)}, nil
+}
+
+func sandboxList(ctx context.Context, s *Service, c *Call) (any, error) {
+	in, err := s.sandboxCall(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := models.ListSandboxes(ctx, s.DB, in.ProjectID, in.ExperimentID, false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, 0, len(rows))
+	for _, sb := range rows {
+		out = append(out, sandboxView(sb))
+	}
+	return map[string]any{"sandboxes": out, "count": len(out)}, nil
+}
+
+func sandboxAttach(ctx context.Context, s *Service, c *Call) (any, error) {
+	in, err := s.sandboxCall(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	sb, err := models.GetSandbox(ctx, s.DB, in.ProjectID, in.SandboxUID)
+	if err != nil {
+		return nil, err
+	}
+	if !sb.Active() {
+		return nil, toolErr("conflict", "/sandbox_uid", "sandbox %s is %s; only an active sandbox can be attached", sb.UID, sb.Status)
+	}
+	if err := models.AttachSandbox(ctx, s.DB, in.ProjectID, sb.UID, in.ExperimentID); err != nil {
+		return nil, err
+	}
+	sb.ExperimentID = in.ExperimentID
+	return map[string]any{"attached": true, "sandbox": sandboxView(sb)}, nil
+}
+
+func sandboxExtend(ctx context.Context, s *Service, c *Call) (any, error) {
+	in, err := s.sandboxCall(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	sb, err := s.pickSandbox(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if !sb.Active() {
+		return nil, toolErr("conflict", "/sandbox_uid", "sandbox %s is %s; it cannot be extended", sb.UID, sb.Status)
+	}
+	before, err := s.sandboxState(ctx, sb.UID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Temporal.SignalWorkflow(ctx, wf.SandboxWorkflowID(sb.UID), "", wf.SandboxExtendSignal, wf.SandboxExtend{Seconds: in.Seconds}); err != nil {
+		return nil, toolErr("conflict", "/sandbox_uid", "sandbox %s no longer accepts extensions (it may have ended): %v", sb.UID, err)
+	}
+	after := before
+	deadline := time.Now().Add(5 * time.Second)
+	for after.Revision <= before.Revision && time.Now().Before(deadline) {
+		time.Sleep(40 * time.Millisecond)
+		if after, err = s.sandboxState(ctx, sb.UID); err != nil {
+			return nil, err
+		}
+	}
+	return map[string]any{"sandbox_uid": sb.UID, "extended": after.Revision > before.Revision,
+		"added_seconds": int(wf.ExtendBy(in.Seconds).Seconds()), "expires_at": after.ExpiresAt, "status": after.Status}, nil
+}
+
+// sandboxState queries the sandbox workflow, the authority for expiry.
+func (s *Service) sandboxState(ctx context.Context, uid string) (wf.SandboxState, error) {
+	var st wf.SandboxState
+	v, err := s.Temporal.QueryWorkflow(ctx, wf.SandboxWorkflowID(uid), "", wf.SandboxStateQuery)
+	if err != nil {
+		return st, err
+	}
+	return st, v.Get(&st)
+}
+
+func sandboxHealth(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in struct {
+		Provider string `json:"provider"`
+	}
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	var out []map[string]any
+	for name, p := range s.providers() {
+		if in.Provider != "" && in.Provider != name {
+			continue
+		}
+		row := map[string]any{"provider": name, "healthy": true}
+		if err := p.Health(ctx); err != nil {
+			row["healthy"], row["error"] = false, err.Error()
+		}
+		out = append(out, row)
+	}
+	if len(out) == 0 {
+		return nil, invalid("/provider", "unknown provider "+in.Provider)
+	}
+	return map[string]any{"providers": out}, nil
+}
+
+// errSandboxInspect means the provider cannot show runs or files.
+var errSandboxInspect = errors.New("sandbox: provider cannot inspect runs or files")

@@ -1,0 +1,235 @@
+package e2e
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	historypb "go.temporal.io/api/history/v1"
+	"golang.org/x/crypto/ssh"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// sandboxKey is a fresh ed25519 key: its signer and authorized_keys line.
+func sandboxKey(t *testing.T) (ssh.Signer, string) {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signer, strings.TrimSpace(string(ssh.MarshalAuthorizedKey(signer.PublicKey()))) + " agent@e2e"
+}
+
+// sshAddr is the host:port a sandbox view names.
+func sshAddr(view map[string]any) string {
+	return net.JoinHostPort(str(view["ssh_host"]), fmt.Sprint(int(view["ssh_port"].(float64))))
+}
+
+func sshDial(view map[string]any, key ssh.Signer) (*ssh.Client, error) {
+	return ssh.Dial("tcp", sshAddr(view), &ssh.ClientConfig{User: str(view["ssh_user"]), Auth: []ssh.AuthMethod{ssh.PublicKeys(key)},
+		HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second})
+}
+
+func TestSandbox_LocalSandboxOverSSHRunsPullExtendReleaseThroughMCP(t *testing.T) {
+	s := Shared(t)
+	op := connectResearch(t, s, s.OperatorToken)
+	pid := str(dig(op.must("project", map[string]any{"action": "create", "name": uniq("e2e-sandbox")}), "project", "id"))
+	agent := connectResearch(t, s, s.APIKey)
+	exp := str(agent.must("experiment.create", map[string]any{"project_id": pid, "name": "sandbox-exp"})["experiment_id"])
+
+	opts := agent.must("sandbox.options", map[string]any{"project_id": pid, "region": "local"})
+	if opts["count"].(float64) < 1 || len(agent.must("sandbox.options", map[string]any{"project_id": pid, "gpu": true})["instance_types"].([]any)) != 0 {
+		t.Fatalf("sandbox.options: %v", opts)
+	}
+	health := op.must("sandbox.health", map[string]any{})
+	if dig(health["providers"].([]any)[0], "healthy") != true {
+		t.Fatalf("sandbox.health: %v", health)
+	}
+	if r := agent.call("sandbox.health", map[string]any{}); !r.IsError || str(dig(r.Body, "error", "reason")) != "tool_visibility_forbidden" {
+		t.Fatalf("sandbox.health with an agent key: %s", r.Raw)
+	}
+	keyA, pubA := sandboxKey(t)
+	keyB, pubB := sandboxKey(t)
+	agent.refused("invalid_input", "sandbox.request", map[string]any{"project_id": pid, "public_key": "ssh-ed25519 not-a-key-at-all"})
+	a := agent.must("sandbox.request", map[string]any{"project_id": pid, "experiment_id": exp, "public_key": pubA, "time_limit": 600, "memory": "512Mi"})
+	uidA := str(a["sandbox_uid"])
+	if a["status"] != "running" || a["ssh_host"] != "127.0.0.1" || a["ssh_user"] != "sandbox" || str(a["workdir"]) == "" {
+		t.Fatalf("sandbox.request: %v", a)
+	}
+	agent.refused("conflict", "sandbox.request", map[string]any{"project_id": pid, "experiment_id": exp, "public_key": pubB})
+	b := agent.must("sandbox.request", map[string]any{"project_id": pid, "experiment_id": exp, "public_key": pubB, "additional": true})
+	st := agent.must("workflow.status_and_next", map[string]any{"project_id": pid, "experiment_id": exp})
+	if sb, _ := st["sandbox"].(map[string]any); sb["active"] != true || sb["ssh_port"] == nil || sb["workdir"] == nil || sb["expires_at"] == nil || sb["ssh_user"] != "sandbox" {
+		t.Fatalf("status_and_next sandbox block: %v", st["sandbox"])
+	}
+
+	// Only each sandbox's own key gets in.
+	if _, err := sshDial(a, keyB); err == nil {
+		t.Fatal("sandbox A accepted sandbox B's key")
+	}
+	if _, err := sshDial(b, keyA); err == nil {
+		t.Fatal("sandbox B accepted sandbox A's key")
+	}
+	c, err := sshDial(a, keyA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics := `{"accuracy": 0.91}`
+	out, err := sess.CombinedOutput(`mkdir -p results && printf '%s\n' '` + metrics + `' > results/metrics.json && echo scratch > scratch.txt && echo wrote-results`)
+	_ = sess.Close()
+	_ = c.Close()
+	if err != nil || strings.TrimSpace(string(out)) != "wrote-results" {
+		t.Fatalf("ssh command: %q %v", out, err)
+	}
+
+	runs := agent.must("sandbox.runs", map[string]any{"project_id": pid, "sandbox_uid": uidA, "wait_seconds": 5})
+	list, _ := runs["runs"].([]any)
+	if len(list) != 1 || dig(list[0], "exit_code") != 0.0 || !strings.Contains(str(dig(list[0], "output")), "wrote-results") ||
+		!strings.HasPrefix(str(dig(list[0], "command")), "mkdir -p results") || dig(list[0], "ended_at") == nil {
+		t.Fatalf("sandbox.runs: %v", runs)
+	}
+	term := agent.must("sandbox.terminal", map[string]any{"project_id": pid, "sandbox_uid": uidA, "tail": 10})
+	if text := str(term["text"]); !strings.Contains(text, "$ mkdir -p results") || !strings.Contains(text, "wrote-results") {
+		t.Fatalf("sandbox.terminal: %v", term)
+	}
+	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	if lines := agent.must("sandbox.terminal", map[string]any{"project_id": pid, "sandbox_uid": uidA, "since": future})["lines"]; lines != nil {
+		t.Fatalf("terminal since the future: %v", lines)
+	}
+
+	// A long command: runs long-polls while it runs, the checklist lists it,
+	// and release kills it.
+	long, err := sshDial(a, keyA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer long.Close()
+	longSess, err := long.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := longSess.Start("sleep 120"); err != nil {
+		t.Fatal(err)
+	}
+	polled := agent.must("sandbox.runs", map[string]any{"project_id": pid, "sandbox_uid": uidA, "wait_seconds": 1})
+	if polled["running"] != 1.0 || polled["count"] != 2.0 || polled["waited_seconds"].(float64) < 1 {
+		t.Fatalf("sandbox.runs while sleeping: %v", polled)
+	}
+
+	// Pull: traversal refused (nothing stored), then the real file.
+	for _, bad := range []string{"../../../etc/passwd", "/etc/passwd", "results/../../x"} {
+		agent.refused("invalid_input", "sandbox.pull_outputs", map[string]any{"project_id": pid, "sandbox_uid": uidA, "paths": []string{"results/metrics.json", bad}})
+	}
+	pulled := agent.must("sandbox.pull_outputs", map[string]any{"project_id": pid, "sandbox_uid": uidA, "paths": []string{"results/metrics.json"}})
+	o := pulled["outputs"].([]any)[0]
+	if dig(o, "sha256") != digest([]byte(metrics+"\n")) || dig(o, "status") != "available" || dig(o, "experiment_id") != exp {
+		t.Fatalf("sandbox.pull_outputs: %v", pulled)
+	}
+	found := agent.must("storage.find", map[string]any{"project_id": pid, "object_id": dig(o, "object_id")})
+	if found["total"] != 1.0 || dig(found["objects"].([]any)[0], "producing_experiment_id") != exp {
+		t.Fatalf("storage.find of the pulled object: %v", found)
+	}
+
+	// Extend moves the expiry by the seconds asked.
+	before, _ := time.Parse(time.RFC3339Nano, str(dig(agent.must("sandbox.get", map[string]any{"project_id": pid, "sandbox_uid": uidA}), "sandbox", "expires_at")))
+	ext := agent.must("sandbox.extend", map[string]any{"project_id": pid, "sandbox_uid": uidA, "seconds": 900})
+	after, _ := time.Parse(time.RFC3339Nano, str(ext["expires_at"]))
+	if ext["extended"] != true || after.Sub(before).Round(time.Second) != 900*time.Second {
+		t.Fatalf("sandbox.extend: %v (before %v)", ext, before)
+	}
+	agent.refused("invalid_input", "sandbox.extend", map[string]any{"project_id": pid, "sandbox_uid": uidA, "seconds": 3600})
+
+	// Release by experiment: the checklist first, destroying nothing.
+	chk := agent.must("sandbox.release", map[string]any{"project_id": pid, "experiment_id": exp})
+	pending, _ := chk["pending_release"].([]any)
+	if chk["status"] != "confirmation_required" || chk["released"] != false || len(pending) != 2 || str(chk["hint"]) == "" {
+		t.Fatalf("release checklist: %v", chk)
+	}
+	for _, p := range pending {
+		if dig(p, "sandbox_uid") != uidA {
+			continue
+		}
+		unpulled, _ := dig(p, "unpulled_outputs").([]any)
+		unpinned, _ := dig(p, "unpinned_storage").([]any)
+		runningCmds, _ := dig(p, "running_commands").([]any)
+		if len(unpulled) != 1 || dig(unpulled[0], "path") != "scratch.txt" || len(unpinned) != 1 || str(dig(p, "workdir")) == "" ||
+			len(runningCmds) != 1 || dig(runningCmds[0], "command") != "sleep 120" {
+			t.Fatalf("checklist for A: %v", p)
+		}
+	}
+	if c, err := sshDial(a, keyA); err != nil {
+		t.Fatalf("the checklist destroyed something: %v", err)
+	} else {
+		_ = c.Close()
+	}
+	rel := agent.must("sandbox.release", map[string]any{"project_id": pid, "experiment_id": exp, "confirm_retained": true})
+	if rel["status"] != "terminated" || rel["released"] != true || len(rel["sandboxes"].([]any)) != 2 {
+		t.Fatalf("release: %v", rel)
+	}
+	for _, v := range []map[string]any{a, b} {
+		if conn, err := net.DialTimeout("tcp", sshAddr(v), 2*time.Second); err == nil {
+			_ = conn.Close()
+			t.Fatalf("port %s still open after release", sshAddr(v))
+		}
+	}
+	after2 := agent.must("sandbox.runs", map[string]any{"project_id": pid, "sandbox_uid": uidA, "wait_seconds": 10})
+	if runs := after2["runs"].([]any); after2["running"] != 0.0 || dig(runs[1], "status") != "killed" {
+		t.Fatalf("runs after release: %v", after2)
+	}
+	if got := agent.must("sandbox.get", map[string]any{"project_id": pid, "sandbox_uid": uidA}); dig(got, "sandbox", "status") != "terminated" {
+		t.Fatalf("after release: %v", got)
+	}
+	if sb := agent.must("workflow.status_and_next", map[string]any{"project_id": pid, "experiment_id": exp})["sandbox"]; dig(sb, "active") != false {
+		t.Fatalf("status_and_next after release: %v", sb)
+	}
+	recordSandboxHistory(t, s, uidA, "local-request-extend-release")
+}
+
+// recordSandboxHistory waits for the sandbox workflow to close and, when
+// GATEHOUSE_RECORD_HISTORIES=1, writes its history for the replay test.
+func recordSandboxHistory(t *testing.T, s *Stack, uid, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.Client(t).GetWorkflow(ctx, "sandbox/"+uid, "").Get(ctx, nil); err != nil {
+		t.Fatalf("sandbox workflow: %v", err)
+	}
+	if os.Getenv("GATEHOUSE_RECORD_HISTORIES") != "1" {
+		return
+	}
+	it := s.Client(t).GetWorkflowHistory(ctx, "sandbox/"+uid, "", false, 0)
+	h := &historypb.History{}
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Events = append(h.Events, ev)
+	}
+	raw, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join("..", "..", "workflows", "research", "testdata", "sandbox-histories")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

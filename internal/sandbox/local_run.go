@@ -1,0 +1,165 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// MaxRunOutput is how much of a run's output is recorded.
+const MaxRunOutput = 64 << 10
+
+// defaultCommandLimit bounds a command when the sandbox has no time limit.
+const defaultCommandLimit = 30 * time.Minute
+
+// runner executes commands in a working directory under the sandbox's
+// limits and records each as a run.
+type runner struct {
+	work, runs string
+	limit      time.Duration
+	cpuSeconds int
+	memoryKB   int
+
+	mu      sync.Mutex
+	seq     int
+	cancels map[int]context.CancelFunc
+}
+
+func newRunner(work, runs string, spec Spec) *runner {
+	limit := spec.TimeLimit
+	if limit <= 0 {
+		limit = defaultCommandLimit
+	}
+	cpu := spec.CPU
+	if cpu <= 0 {
+		cpu = 1
+	}
+	r := &runner{work: work, runs: runs, limit: limit, cancels: map[int]context.CancelFunc{},
+		cpuSeconds: int(math.Ceil(cpu * limit.Seconds())), memoryKB: spec.MemoryMB * 1024}
+	if prior, err := os.ReadDir(runs); err == nil { // continue numbering after a restart
+		r.seq = len(prior)
+	}
+	return r
+}
+
+// limitedShell wraps a command so the shell applies CPU-time and memory
+// limits before running it; the command text travels as $0, never spliced
+// into the script.
+const limitedShell = `ulimit -t %d 2>/dev/null; %s exec /bin/sh -c "$0"`
+
+// run executes command, streaming output to the caller, and returns its
+// exit code (-1 when killed). accepted is called once the run is recorded,
+// so a client told the command started always finds it in the runs.
+func (r *runner) run(command string, accepted func(), stdin io.Reader, stdout, stderr io.Writer) int {
+	r.mu.Lock()
+	r.seq++
+	seq := r.seq
+	ctx, cancel := context.WithTimeout(context.Background(), r.limit)
+	r.cancels[seq] = cancel
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.cancels, seq)
+		r.mu.Unlock()
+		cancel()
+	}()
+
+	rec := Run{Seq: seq, Command: command, Status: RunRunning, StartedAt: time.Now().UTC()}
+	r.save(rec)
+	accepted()
+	mem := ""
+	if r.memoryKB > 0 {
+		mem = fmt.Sprintf("ulimit -v %d 2>/dev/null;", r.memoryKB)
+	}
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", fmt.Sprintf(limitedShell, r.cpuSeconds, mem), command)
+	cmd.Dir = r.work
+	cmd.Env = []string{"HOME=" + r.work, "PWD=" + r.work, "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	// Output streams to a file while the command runs, so the terminal
+	// shows a running command's progress.
+	live, _ := os.Create(r.outPath(seq))
+	if live != nil {
+		defer func() { _ = live.Close(); _ = os.Remove(r.outPath(seq)) }()
+	}
+	out := capped{live: live}
+	cmd.Stdin = stdin
+	cmd.Stdout = io.MultiWriter(stdout, &out)
+	cmd.Stderr = io.MultiWriter(stderr, &out)
+	err := cmd.Run()
+
+	code := 0
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		code, rec.Status = -1, RunKilled
+	case errors.As(err, &exit):
+		code, rec.Status = exit.ExitCode(), RunExited
+	case err != nil:
+		code, rec.Status = 127, RunExited
+		out.Write([]byte(err.Error()))
+	default:
+		rec.Status = RunExited
+	}
+	end := time.Now().UTC()
+	rec.EndedAt, rec.ExitCode = &end, &code
+	rec.Output, rec.Truncated = out.buf.String(), out.truncated
+	r.save(rec)
+	return code
+}
+
+// outPath is where a running command's output streams.
+func (r *runner) outPath(seq int) string { return filepath.Join(r.runs, fmt.Sprintf("%08d.out", seq)) }
+
+// save writes a run record atomically.
+func (r *runner) save(rec Run) {
+	b, _ := json.Marshal(rec)
+	name := filepath.Join(r.runs, fmt.Sprintf("%08d.json", rec.Seq))
+	tmp := name + ".tmp"
+	if os.WriteFile(tmp, b, 0o600) == nil {
+		_ = os.Rename(tmp, name)
+	}
+}
+
+// killAll kills every running command.
+func (r *runner) killAll() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.cancels {
+		c()
+	}
+}
+
+// capped keeps the first MaxRunOutput bytes written to it, copying them to
+// live when set.
+type capped struct {
+	mu        sync.Mutex
+	buf       bytes.Buffer
+	live      *os.File
+	truncated bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	keep := p
+	if room := MaxRunOutput - c.buf.Len(); len(p) > room {
+		keep, c.truncated = p[:max(room, 0)], true
+	}
+	c.buf.Write(keep)
+	if c.live != nil && len(keep) > 0 {
+		_, _ = c.live.Write(keep)
+	}
+	return len(p), nil
+}

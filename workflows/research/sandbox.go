@@ -1,0 +1,138 @@
+package research
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// sandboxRun is one sandbox's lifecycle: provision, wait for the time
+// limit (moved by extend) or a release, tear down.
+type sandboxRun struct {
+	in    SandboxInput
+	state SandboxState
+}
+
+// Sandbox is the workflow behind sandbox/<uid>. Provisioning and teardown
+// are retried activities; the time limit is a durable timer that
+// SandboxExtendSignal moves; expiry or SandboxReleaseSignal tears down.
+// A teardown that keeps failing leaves the sandbox cleanup_pending while
+// it is retried without limit.
+func Sandbox(ctx workflow.Context, in SandboxInput) (SandboxState, error) {
+	w := &sandboxRun{in: in, state: SandboxState{UID: in.UID, Status: SandboxProvisioning}}
+	if err := w.setup(ctx); err != nil {
+		return w.state, err
+	}
+	return w.run(ctx)
+}
+
+func (w *sandboxRun) setup(ctx workflow.Context) error {
+	limit := w.in.TimeLimit
+	if limit <= 0 {
+		limit = SandboxDefaultTimeLimit
+	}
+	w.state.ExpiresAt = workflow.Now(ctx).Add(limit)
+	return workflow.SetQueryHandler(ctx, SandboxStateQuery, func() (SandboxState, error) { return w.state, nil })
+}
+
+func (w *sandboxRun) run(ctx workflow.Context) (SandboxState, error) {
+	if err := w.record(ctx); err != nil {
+		return w.state, err
+	}
+	pctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 2 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
+			MaximumInterval: 30 * time.Second, MaximumAttempts: 5},
+	})
+	var ep SandboxEndpoint
+	if err := workflow.ExecuteActivity(pctx, ProvisionSandboxActivity, w.in).Get(ctx, &ep); err != nil {
+		w.state.Status, w.state.EndReason, w.state.Error = SandboxFailed, SandboxEndFailed, err.Error()
+		w.teardown(ctx) // a half-made machine must not outlive the workflow
+		w.state.Status = SandboxFailed
+		return w.state, w.record(ctx)
+	}
+	w.state.Status, w.state.Endpoint = SandboxRunning, ep
+	if err := w.record(ctx); err != nil {
+		return w.state, err
+	}
+	w.state.EndReason = w.waitForExpiryOrRelease(ctx)
+	w.teardown(ctx)
+	w.state.Status = SandboxTerminated
+	return w.state, w.record(ctx)
+}
+
+// waitForExpiryOrRelease waits on the time-limit timer, restarting it
+// whenever an extend moves the limit, and answers why the wait ended.
+func (w *sandboxRun) waitForExpiryOrRelease(ctx workflow.Context) string {
+	extendCh := workflow.GetSignalChannel(ctx, SandboxExtendSignal)
+	releaseCh := workflow.GetSignalChannel(ctx, SandboxReleaseSignal)
+	for {
+		tctx, cancel := workflow.WithCancel(ctx)
+		timer := workflow.NewTimer(tctx, w.state.ExpiresAt.Sub(workflow.Now(ctx)))
+		reason := ""
+		sel := workflow.NewSelector(ctx)
+		sel.AddFuture(timer, func(workflow.Future) { reason = SandboxEndExpired })
+		sel.AddReceive(extendCh, func(c workflow.ReceiveChannel, _ bool) {
+			var ext SandboxExtend
+			c.Receive(ctx, &ext)
+			add := ExtendBy(ext.Seconds)
+			w.state.ExpiresAt = w.state.ExpiresAt.Add(add)
+			w.state.Extended += add
+			w.state.Revision++
+		})
+		sel.AddReceive(releaseCh, func(c workflow.ReceiveChannel, _ bool) {
+			var rel SandboxRelease
+			c.Receive(ctx, &rel)
+			w.state.Revision++
+			reason = SandboxEndReleased
+		})
+		sel.Select(ctx)
+		cancel()
+		if reason != "" {
+			return reason
+		}
+		_ = w.record(ctx) // the mirror is best effort; the workflow is the authority
+	}
+}
+
+// ExtendBy is what one extend adds: the default for seconds ≤ 0, capped at
+// SandboxMaxExtend.
+func ExtendBy(seconds int) time.Duration {
+	if seconds <= 0 {
+		return SandboxDefaultExtend
+	}
+	return min(time.Duration(seconds)*time.Second, SandboxMaxExtend)
+}
+
+// teardown destroys the machine: a few quick attempts, then, if they all
+// fail, cleanup_pending and retries without limit.
+func (w *sandboxRun) teardown(ctx workflow.Context) {
+	in := SandboxDestroy{UID: w.in.UID, Provider: w.in.Provider}
+	quick := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 4},
+	})
+	err := workflow.ExecuteActivity(quick, DestroySandboxActivity, in).Get(ctx, nil)
+	if err == nil {
+		return
+	}
+	w.state.Status, w.state.Error = SandboxCleanupPending, err.Error()
+	_ = w.record(ctx)
+	patient := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 30 * time.Second, BackoffCoefficient: 2, MaximumInterval: 10 * time.Minute},
+	})
+	_ = workflow.ExecuteActivity(patient, DestroySandboxActivity, in).Get(ctx, nil)
+	w.state.Error = ""
+}
+
+// record mirrors the state into the database row.
+func (w *sandboxRun) record(ctx workflow.Context) error {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
+	})
+	rec := SandboxRecord{UID: w.state.UID, Status: w.state.Status, Endpoint: w.state.Endpoint, ExpiresAt: w.state.ExpiresAt, Error: w.state.Error}
+	return workflow.ExecuteActivity(actx, RecordSandboxActivity, rec).Get(ctx, nil)
+}

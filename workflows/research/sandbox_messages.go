@@ -1,0 +1,67 @@
+package research
+
+import "time"
+
+// SandboxInput starts a sandbox workflow; plain fields only, so the
+// workflow needs nothing but the SDK.
+type SandboxInput struct {
+	UID          string
+	ProjectID    string
+	Provider     string
+	InstanceType string
+	Region       string
+	CPU          float64
+	MemoryMB     int
+	GPU          int
+	PublicKey    string
+	// TimeLimit is how long the sandbox lives unless extended or released.
+	TimeLimit time.Duration
+}
+
+// SandboxEndpoint is what provisioning answers: where to SSH.
+type SandboxEndpoint struct {
+	Host    string
+	Port    int
+	User    string
+	Workdir string
+}
+
+// SandboxExtend asks for more time; Seconds ≤ 0 means the default, and
+// more than SandboxMaxExtend is capped.
+type SandboxExtend struct {
+	Seconds int
+}
+
+// SandboxRelease asks for teardown.
+type SandboxRelease struct {
+	Reason string
+}
+
+// SandboxDestroy names the machine to destroy.
+type SandboxDestroy struct {
+	UID      string
+	Provider string
+}
+
+// SandboxState is the workflow's view: the authority for status and expiry.
+type SandboxState struct {
+	UID       string
+	Status    string
+	Endpoint  SandboxEndpoint
+	ExpiresAt time.Time
+	EndReason string
+	Error     string
+	// Extended is the total time added by extend signals.
+	Extended time.Duration
+	// Revision counts applied signals, so a caller can await its own.
+	Revision int
+}
+
+// SandboxRecord is what RecordSandboxActivity mirrors into the database.
+type SandboxRecord struct {
+	UID       string
+	Status    string
+	Endpoint  SandboxEndpoint
+	ExpiresAt time.Time
+	Error     string
+}

@@ -1,0 +1,51 @@
+package research
+
+import "time"
+
+// Names of the sandbox workflow and its handlers.
+const (
+	// SandboxWorkflowName is the registered workflow type.
+	SandboxWorkflowName = "research.Sandbox"
+	// SandboxIDPrefix starts every sandbox workflow ID.
+	SandboxIDPrefix = "sandbox/"
+	// SandboxExtendSignal moves the time limit (payload SandboxExtend).
+	SandboxExtendSignal = "sandbox-extend"
+	// SandboxReleaseSignal tears the sandbox down (payload SandboxRelease).
+	SandboxReleaseSignal = "sandbox-release"
+	// SandboxStateQuery returns the SandboxState.
+	SandboxStateQuery = "sandbox-state"
+	// ProvisionSandboxActivity creates the machine; idempotent per uid.
+	ProvisionSandboxActivity = "research.ProvisionSandbox"
+	// DestroySandboxActivity destroys the machine; idempotent per uid.
+	DestroySandboxActivity = "research.DestroySandbox"
+	// RecordSandboxActivity mirrors status, endpoint and expiry into the row.
+	RecordSandboxActivity = "research.RecordSandbox"
+	// KindSandbox is the GatehouseKind search attribute value.
+	KindSandbox = "research-sandbox"
+
+	// SandboxDefaultExtend is what sandbox.extend adds without seconds.
+	SandboxDefaultExtend = 1800 * time.Second
+	// SandboxMaxExtend is the most one sandbox.extend adds.
+	SandboxMaxExtend = 30 * time.Minute
+	// SandboxDefaultTimeLimit is a sandbox's time limit when none is asked.
+	SandboxDefaultTimeLimit = time.Hour
+)
+
+// Sandbox statuses, the same words as the tool surface.
+const (
+	SandboxProvisioning   = "provisioning"
+	SandboxRunning        = "running"
+	SandboxTerminated     = "terminated"
+	SandboxFailed         = "failed"
+	SandboxCleanupPending = "cleanup_pending"
+)
+
+// Why a sandbox ended.
+const (
+	SandboxEndExpired  = "expired"
+	SandboxEndReleased = "released"
+	SandboxEndFailed   = "provisioning_failed"
+)
+
+// SandboxWorkflowID returns the workflow ID of a sandbox.
+func SandboxWorkflowID(uid string) string { return SandboxIDPrefix + uid }
