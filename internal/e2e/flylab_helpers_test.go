@@ -1,16 +1,10 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	historypb "go.temporal.io/api/history/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/gatehouse/gatehouse/contracts"
 )
@@ -155,24 +149,5 @@ func mustCode(t *testing.T, env map[string]any, code string) {
 // GATEHOUSE_RECORD_HISTORIES=1.
 func recordHistory(t *testing.T, s *Stack, workflowID, name string) {
 	t.Helper()
-	if os.Getenv("GATEHOUSE_RECORD_HISTORIES") != "1" {
-		return
-	}
-	it := s.Client(t).GetWorkflowHistory(context.Background(), workflowID, "", false, 0)
-	var h historypb.History
-	for it.HasNext() {
-		e, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Events = append(h.Events, e)
-	}
-	raw, err := protojson.MarshalOptions{Indent: "  "}.Marshal(&h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join("..", "..", "workflows", "flylab", "testdata", "histories")
-	if err := os.WriteFile(filepath.Join(dir, name+".json"), raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeHistory(t, s, workflowID, "flylab/testdata/histories", name)
 }

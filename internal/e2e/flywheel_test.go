@@ -7,15 +7,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	historypb "go.temporal.io/api/history/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/gatehouse/gatehouse/internal/runner"
 )
@@ -217,28 +212,5 @@ func (r rolloutRecord) Artifacts(name string) string {
 // GATEHOUSE_RECORD_HISTORIES=1.
 func recordRolloutHistory(t *testing.T, s *Stack, rolloutID, name string) {
 	t.Helper()
-	if os.Getenv("GATEHOUSE_RECORD_HISTORIES") != "1" {
-		return
-	}
-	c := s.Client(t)
-	it := c.GetWorkflowHistory(context.Background(), "rollout/"+rolloutID, "", false, 0)
-	var h historypb.History
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Events = append(h.Events, ev)
-	}
-	raw, err := protojson.MarshalOptions{Indent: "  "}.Marshal(&h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join("..", "..", "workflows", "flywheel", "testdata", "histories")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name+".json"), raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeHistory(t, s, "rollout/"+rolloutID, "flywheel/testdata/histories", name)
 }

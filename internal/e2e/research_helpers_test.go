@@ -7,14 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	historypb "go.temporal.io/api/history/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/models"
@@ -167,27 +164,5 @@ func researchDB(t *testing.T, s *Stack) *gorm.DB {
 // when GATEHOUSE_RECORD_HISTORIES=1.
 func recordResearchHistory(t *testing.T, s *Stack, workflowID, name string) {
 	t.Helper()
-	if os.Getenv("GATEHOUSE_RECORD_HISTORIES") != "1" {
-		return
-	}
-	it := s.Client(t).GetWorkflowHistory(context.Background(), workflowID, "", false, 0)
-	h := &historypb.History{}
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Events = append(h.Events, ev)
-	}
-	raw, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join("..", "..", "workflows", "research", "testdata", "histories")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name+".json"), raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeHistory(t, s, workflowID, "research/testdata/histories", name)
 }

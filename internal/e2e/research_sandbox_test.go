@@ -6,15 +6,11 @@ import (
 	"crypto/rand"
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	historypb "go.temporal.io/api/history/v1"
 	"golang.org/x/crypto/ssh"
-	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // sandboxKey is a fresh ed25519 key: its signer and authorized_keys line.
@@ -209,27 +205,5 @@ func recordSandboxHistory(t *testing.T, s *Stack, uid, name string) {
 	if err := s.Client(t).GetWorkflow(ctx, "sandbox/"+uid, "").Get(ctx, nil); err != nil {
 		t.Fatalf("sandbox workflow: %v", err)
 	}
-	if os.Getenv("GATEHOUSE_RECORD_HISTORIES") != "1" {
-		return
-	}
-	it := s.Client(t).GetWorkflowHistory(ctx, "sandbox/"+uid, "", false, 0)
-	h := &historypb.History{}
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Events = append(h.Events, ev)
-	}
-	raw, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join("..", "..", "workflows", "research", "testdata", "sandbox-histories")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name+".json"), raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeHistory(t, s, "sandbox/"+uid, "research/testdata/sandbox-histories", name)
 }
