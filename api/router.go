@@ -4,7 +4,6 @@
 package api
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -43,19 +42,7 @@ func New(d Deps) (*Server, error) {
 	r.Handle(http.MethodGet, "/openapi.json", rest.Op{Summary: "This OpenAPI 3.1 document", Tag: "platform",
 		Responses: map[int]string{200: "the document"}}, doc.Handler())
 
-	checks := map[string]platform.Check{
-		"database": func(ctx context.Context) error {
-			sqlDB, err := d.DB.DB()
-			if err != nil {
-				return err
-			}
-			return sqlDB.PingContext(ctx)
-		},
-		"temporal": func(ctx context.Context) error {
-			_, err := d.Temporal.WorkflowService().DescribeNamespace(ctx, describeNamespace(d.Config.TemporalNamespace))
-			return err
-		},
-	}
+	checks := platform.DependencyChecks(d.DB, d.Temporal, d.Config.TemporalNamespace)
 	metrics := promhttp.HandlerFor(d.Telemetry.Registry, promhttp.HandlerOpts{})
 	platform.Routes(r, d.DB, platform.Pinger{Temporal: d.Temporal, TaskQueue: d.Config.TaskQueue}, checks, metrics)
 	for _, mount := range []func(*rest.Router, Deps) error{mountFlyLab, mountFlywheel, mountResearch, mountConsole} {

@@ -51,7 +51,7 @@ func Open(url string) (*gorm.DB, error) {
 			return nil, err
 		}
 		sqlDB.SetMaxOpenConns(32)
-		sqlDB.SetMaxIdleConns(16)
+		sqlDB.SetMaxIdleConns(32) // as many as open: a burst must not close and re-dial connections
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 		return db, nil
 	case strings.HasPrefix(url, "sqlite:"):

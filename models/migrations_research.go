@@ -7,5 +7,6 @@ import (
 
 // researchMigrations are the research domain's migrations.
 func researchMigrations() []migrate.Migration {
-	return append(research.Migrations(), research.ReflectionMigration(), research.StorageFeedMigration(), research.SandboxMigration())
+	return append(research.Migrations(), research.ReflectionMigration(), research.StorageFeedMigration(), research.SandboxMigration(),
+		research.ExperimentCommitsMigration())
 }

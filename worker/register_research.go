@@ -7,6 +7,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -15,7 +16,7 @@ import (
 
 	researchact "github.com/gatehouse/gatehouse/activities/research"
 	"github.com/gatehouse/gatehouse/internal/config"
-	"github.com/gatehouse/gatehouse/internal/sandbox"
+	"github.com/gatehouse/gatehouse/internal/sandbox/deploy"
 	researchwf "github.com/gatehouse/gatehouse/workflows/research"
 )
 
@@ -28,7 +29,12 @@ func registerResearch(r sdkworker.Registry, deps Dependencies) {
 	storage := &researchact.StorageActivities{DB: deps.DB, Blobs: deps.Blobs, Log: deps.Log}
 	r.RegisterActivityWithOptions(storage.SweepStorage, activity.RegisterOptions{Name: researchwf.SweepStorageActivity})
 	r.RegisterWorkflowWithOptions(researchwf.Sandbox, workflow.RegisterOptions{Name: researchwf.SandboxWorkflowName})
-	sbx := &researchact.SandboxActivities{DB: deps.DB, Providers: sandbox.ForDataDir(deps.Config.DataDir)}
+	providers, err := deploy.Shared(deps.Config)
+	if err != nil && deps.Log != nil {
+		// Kept as unavailable providers: requests and health checks say why.
+		deps.Log.Error("sandbox providers unavailable", "err", err)
+	}
+	sbx := &researchact.SandboxActivities{DB: deps.DB, Providers: providers}
 	r.RegisterActivityWithOptions(sbx.ProvisionSandbox, activity.RegisterOptions{Name: researchwf.ProvisionSandboxActivity})
 	r.RegisterActivityWithOptions(sbx.DestroySandbox, activity.RegisterOptions{Name: researchwf.DestroySandboxActivity})
 	r.RegisterActivityWithOptions(sbx.RecordSandbox, activity.RegisterOptions{Name: researchwf.RecordSandboxActivity})
@@ -38,6 +44,41 @@ func registerResearch(r sdkworker.Registry, deps Dependencies) {
 // its interval and task queue when it exists, so every worker start leaves
 // exactly one schedule matching the configuration.
 func EnsureResearchSchedules(ctx context.Context, c client.Client, cfg config.Config) error {
+	if err := ensureStorageSweep(ctx, c, cfg); err != nil {
+		return err
+	}
+	return nil
+}
+
+// ResumeSandboxes asks every running sandbox workflow to re-provision its
+// machine. A local sandbox's SSH server lives in the worker process, so a
+// restarted worker has none: the workflow's re-provisioning (idempotent,
+// on the same port when it is free) brings it back and mirrors a changed
+// endpoint into the sandbox row. Machines that are up answer unchanged.
+func ResumeSandboxes(ctx context.Context, c client.Client) error {
+	query := fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", researchwf.SandboxWorkflowName)
+	var token []byte
+	for {
+		page, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, NextPageToken: token})
+		if err != nil {
+			return fmt.Errorf("list running sandboxes: %w", err)
+		}
+		for _, ex := range page.Executions {
+			err := c.SignalWorkflow(ctx, ex.GetExecution().GetWorkflowId(), "", researchwf.SandboxReprovisionSignal,
+				researchwf.SandboxReprovision{Reason: "worker start"})
+			var gone *serviceerror.NotFound
+			if err != nil && !errors.As(err, &gone) {
+				return fmt.Errorf("resume sandbox %s: %w", ex.GetExecution().GetWorkflowId(), err)
+			}
+		}
+		if token = page.NextPageToken; len(token) == 0 {
+			return nil
+		}
+	}
+}
+
+// ensureStorageSweep creates or updates the storage sweep schedule.
+func ensureStorageSweep(ctx context.Context, c client.Client, cfg config.Config) error {
 	spec := client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: cfg.StorageSweepInterval}}}
 	action := &client.ScheduleWorkflowAction{ID: researchwf.StorageSweepWorkflowIDPrefix, Workflow: researchwf.StorageSweepWorkflowName,
 		TaskQueue: cfg.TaskQueue}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"go.temporal.io/sdk/activity"
+
 	science "github.com/gatehouse/gatehouse/flylab"
 	models "github.com/gatehouse/gatehouse/models/flylab"
 	wf "github.com/gatehouse/gatehouse/workflows/flylab"
@@ -16,7 +18,10 @@ type analyzeArgs struct {
 	Metrics []string `json:"metrics"`
 }
 
-// Analyze runs analyze_fly_behavior on the session's committed batch.
+// Analyze runs analyze_fly_behavior on the session's committed batch. It
+// heartbeats at each phase, so a worker lost mid-analysis is detected by
+// the heartbeat timeout and the attempt retried; the analysis row is keyed
+// by its content id, so the retry stores nothing twice.
 func (a *Activities) Analyze(ctx context.Context, call wf.ToolCall) (wf.ToolEffect, error) {
 	var in analyzeArgs
 	if err := decodeArgs(call.Args, &in); err != nil {
@@ -26,14 +31,17 @@ func (a *Activities) Analyze(ctx context.Context, call wf.ToolCall) (wf.ToolEffe
 		return fail(wf.CodeNotFound, "batch "+in.BatchID+" is not this session's current batch",
 			map[string]any{"batch_id": in.BatchID}), nil
 	}
+	heartbeat(ctx, "loading_batch")
 	batch, f, err := a.loadBatch(ctx, call.SessionID, in.BatchID)
 	if err != nil || f != nil {
 		return wf.ToolEffect{Failure: f}, err
 	}
+	heartbeat(ctx, "analyzing")
 	res, err := science.Analyze(batch, in.Metrics)
 	if err != nil {
 		return effectOf(err)
 	}
+	heartbeat(ctx, "storing")
 	body, err := toJSON(res.Analysis)
 	if err != nil {
 		return wf.ToolEffect{}, err
@@ -103,4 +111,12 @@ func (a *Activities) loadAnalyses(ctx context.Context, call wf.ToolCall, ids []s
 		out = append(out, an)
 	}
 	return out, nil, nil
+}
+
+// heartbeat records progress when ctx is an activity's (unit tests call
+// activities with a plain context).
+func heartbeat(ctx context.Context, phase string) {
+	if activity.IsActivity(ctx) {
+		activity.RecordHeartbeat(ctx, phase)
+	}
 }

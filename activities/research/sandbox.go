@@ -20,14 +20,15 @@ type SandboxActivities struct {
 }
 
 // ProvisionSandbox creates the machine; providers make it idempotent per
-// uid, so a retry answers the same endpoint.
+// uid, so a retry answers the same endpoint. It also re-provisions a
+// running sandbox whose machine a restart lost (in.Port: the port to keep).
 func (a *SandboxActivities) ProvisionSandbox(ctx context.Context, in wf.SandboxInput) (wf.SandboxEndpoint, error) {
 	p, err := a.Providers.Get(in.Provider)
 	if err != nil {
 		return wf.SandboxEndpoint{}, temporal.NewNonRetryableApplicationError(err.Error(), "unknown_provider", err)
 	}
 	ep, err := p.Provision(ctx, sandbox.Spec{UID: in.UID, Provider: in.Provider, InstanceType: in.InstanceType, Region: in.Region,
-		CPU: in.CPU, MemoryMB: in.MemoryMB, GPU: in.GPU, PublicKey: in.PublicKey, TimeLimit: in.TimeLimit})
+		CPU: in.CPU, MemoryMB: in.MemoryMB, GPU: in.GPU, PublicKey: in.PublicKey, TimeLimit: in.TimeLimit, Port: in.Port})
 	if errors.Is(err, sandbox.ErrBadPublicKey) {
 		return wf.SandboxEndpoint{}, temporal.NewNonRetryableApplicationError(err.Error(), "bad_public_key", err)
 	}

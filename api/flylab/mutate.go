@@ -39,7 +39,13 @@ func (s *Service) mutate(ctx context.Context, p platform.Principal, tool *Tool, 
 		return s.failure(name, sessionID, 0, invalidInput("arguments cannot be canonicalized", "", nil))
 	}
 	req := wf.ToolRequest{Tool: name, Args: json.RawMessage(raw), ExpectedRevision: int(expected), OperationID: opID, InputHash: inputHash}
-	out, err := s.update(ctx, sessionID, req, progress)
+	send := func() (wf.ToolOutcome, error) { return s.update(ctx, sessionID, req, progress) }
+	var out wf.ToolOutcome
+	if opID != "" {
+		out, err = s.inflight.do(ctx, sessionID+"\x00"+name+"\x00"+opID+"\x00"+inputHash, send)
+	} else {
+		out, err = send()
+	}
 	if err != nil {
 		var appErr *temporal.ApplicationError
 		f := unavailable(err)

@@ -51,6 +51,8 @@ type Service struct {
 	tools    []*Tool
 	byName   map[string]*Tool
 	started  sync.Map // session id -> true once its workflow was started here
+	// inflight joins concurrent copies of one operation_id (coalesce.go).
+	inflight coalescer
 }
 
 // ProgressFunc receives run progress (runs done of total) while a tool runs.

@@ -68,8 +68,7 @@ func (h *Handler) Claim(c *gin.Context) {
 	p, _ := rest.PrincipalOf(c)
 	grants, err := models.Claim(c.Request.Context(), h.db, p.CredentialID, n, h.clampLease(leaseS), h.opts.Now())
 	if err != nil {
-		h.log.Error("claim", "err", err)
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "could not claim; retry")
+		h.unavailable(c, "claim", err, "could not claim; retry")
 		return
 	}
 	delivered := h.tellWorkflows(c.Request.Context(), grants)
@@ -98,10 +97,11 @@ func (h *Handler) tellWorkflows(ctx context.Context, grants []models.Grant) []mo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := h.temporal.SignalWorkflow(ctx, wf.WorkflowID(g.Rollout.ID), "", wf.LeaseSignal,
-				wf.LeaseUpdate{Epoch: g.Rollout.LeaseEpoch, ExpiresAt: g.ExpiresAt})
+			u := wf.LeaseUpdate{Epoch: g.Rollout.LeaseEpoch, ExpiresAt: g.ExpiresAt}
+			err := h.temporal.SignalWorkflow(ctx, wf.WorkflowID(g.Rollout.ID), "", wf.LeaseSignal, u)
 			if err == nil {
 				ok[i] = true
+				h.heartbeats.delivered(g.Rollout.ID, u) // its heartbeats' signals can wait for this expiry
 				return
 			}
 			h.log.Warn("lease grant not delivered; re-queued", "rollout_id", g.Rollout.ID, "err", err)

@@ -50,16 +50,16 @@ func (h *Handler) leaseError(c *gin.Context, err error) {
 	case errors.Is(err, models.ErrStaleLease):
 		rest.Abort(c, http.StatusConflict, "stale_lease", "fenced: the lease token is not the current lease's, or the lease expired; claim again")
 	default:
-		h.log.Error("lease operation", "err", err)
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable; retry")
+		h.unavailable(c, "lease operation", err, "database unavailable; retry")
 	}
 }
 
 // Heartbeat handles POST /flywheel/rollouts/:id/heartbeat. The extension
 // is a compare-and-swap in the database (authority for whether it landed
-// before expiry); the workflow is then signalled so its expiry timer
-// moves. A lost signal is harmless: when the workflow's timer fires it
-// re-reads the row and finds the later expiry.
+// before expiry, and counter of heartbeats); the workflow is signalled off
+// the request path, shortly before the expiry it last heard of, so its
+// timer moves (see heartbeatSignaller). A lost signal is harmless: when the
+// workflow's timer fires it re-reads the row and finds the later expiry.
 func (h *Handler) Heartbeat(c *gin.Context) {
 	hd, ok := holder(c)
 	if !ok {
@@ -166,6 +166,7 @@ func (h *Handler) Output(c *gin.Context) {
 		h.leaseError(c, err)
 		return
 	}
+	h.heartbeats.forget(hd.RolloutID)
 	if err := h.temporal.SignalWorkflow(c.Request.Context(), wf.WorkflowID(hd.RolloutID), "", wf.OutputSignal,
 		wf.OutputNotice{Epoch: epoch}); err != nil {
 		h.log.Warn("output signal not delivered; the workflow finds the output at lease expiry", "rollout_id", hd.RolloutID, "err", err)

@@ -64,3 +64,70 @@ func TestHeartbeatSignaller_CoalescesToTheNewestLeaseState(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// recordingTemporal records when each signal arrived.
+type recordingTemporal struct {
+	slowTemporal
+	at []time.Time
+}
+
+func (r *recordingTemporal) SignalWorkflow(_ context.Context, id, _, _ string, arg any) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got[id] = append(r.got[id], arg.(wf.LeaseUpdate))
+	r.at = append(r.at, time.Now())
+	return nil
+}
+
+func TestHeartbeatSignaller_DefersToShortlyBeforeTheToldExpiryAndFoldsHeartbeats(t *testing.T) {
+	t.Parallel()
+	tc := &recordingTemporal{slowTemporal: slowTemporal{got: map[string][]wf.LeaseUpdate{}}}
+	s := newHeartbeatSignaller(tc, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	start := time.Now()
+	// The claim told the workflow: epoch 1 until start+3s. The signal of a
+	// heartbeat is due minDeliveryLead (2s) before that, at start+1s.
+	s.delivered("r", wf.LeaseUpdate{Epoch: 1, ExpiresAt: start.Add(3 * time.Second)})
+	s.enqueue("r", wf.LeaseUpdate{Epoch: 1, ExpiresAt: start.Add(4 * time.Second)})
+	s.enqueue("r", wf.LeaseUpdate{Epoch: 1, ExpiresAt: start.Add(5 * time.Second)})
+	s.enqueue("r", wf.LeaseUpdate{Epoch: 1, ExpiresAt: start.Add(2 * time.Second)}) // older than told: ignored
+	// A new epoch is never deferred.
+	s.enqueue("q", wf.LeaseUpdate{Epoch: 2, ExpiresAt: start.Add(time.Minute)})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		tc.mu.Lock()
+		r, q, at := append([]wf.LeaseUpdate(nil), tc.got[wf.WorkflowID("r")]...), len(tc.got[wf.WorkflowID("q")]), append([]time.Time(nil), tc.at...)
+		tc.mu.Unlock()
+		if len(r) > 0 {
+			if len(r) != 1 || !r[0].ExpiresAt.Equal(start.Add(5*time.Second)) {
+				t.Fatalf("want one folded signal with the newest expiry, got %+v", r)
+			}
+			if q != 1 || len(at) != 2 || at[0].Sub(start) > 500*time.Millisecond {
+				t.Fatalf("the new epoch must go at once: %d signals at %v", q, at)
+			}
+			if d := at[1].Sub(start); d < 900*time.Millisecond || d > 2500*time.Millisecond {
+				t.Fatalf("deferred signal went after %s, want about 1s", d)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("deferred heartbeat signal never delivered")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestHeartbeatSignaller_ForgetsADeferredSignalOnceTheOutputIsAccepted(t *testing.T) {
+	t.Parallel()
+	tc := &recordingTemporal{slowTemporal: slowTemporal{got: map[string][]wf.LeaseUpdate{}}}
+	s := newHeartbeatSignaller(tc, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	start := time.Now()
+	s.delivered("r", wf.LeaseUpdate{Epoch: 1, ExpiresAt: start.Add(2500 * time.Millisecond)}) // due at start+0.5s
+	s.enqueue("r", wf.LeaseUpdate{Epoch: 1, ExpiresAt: start.Add(4 * time.Second)})
+	s.forget("r")
+	time.Sleep(1500 * time.Millisecond)
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if len(tc.at) != 0 {
+		t.Fatalf("a forgotten rollout was signalled: %+v", tc.got)
+	}
+}

@@ -3,6 +3,7 @@ package research
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"strconv"
 
 	models "github.com/gatehouse/gatehouse/models/research"
@@ -59,9 +60,18 @@ func consolidationGet(ctx context.Context, s *Service, c *Call) (any, error) {
 		proposals = append(proposals, map[string]any{"proposal_id": p.ID, "proposal_revision": p.Revision, "base_sha": p.BaseSHA,
 			"proposal_sha": p.ProposalSHA, "summary": p.Summary, "decisions": ds, "created_at": p.CreatedAt})
 	}
+	corpus := decodeCorpus(r.CorpusJSON)
+	ids := make([]string, 0, len(corpus))
+	for _, e := range corpus {
+		ids = append(ids, e.ExperimentID)
+	}
+	codes, err := models.ExperimentCodes(ctx, s.DB, ids)
+	if err != nil {
+		return nil, err
+	}
 	exps := []map[string]any{}
 	missing := []string{}
-	for _, e := range decodeCorpus(r.CorpusJSON) {
+	for _, e := range corpus {
 		report, err := s.docRef(ctx, e.ReportArtifactID, false)
 		if err != nil {
 			return nil, err
@@ -70,8 +80,10 @@ func consolidationGet(ctx context.Context, s *Service, c *Call) (any, error) {
 		if report != nil && summary == "" {
 			summary = report["tldr"].(string)
 		}
-		entry := map[string]any{"experiment_id": e.ExperimentID, "name": e.Name, "status": e.Status, "branch": "experiments/" + e.Name,
-			"base_sha": e.BaseSHA, "head_sha": nil, "result_summary": summary, "result_artifact_id": e.ResultArtifactID, "decision": nil}
+		code, ok := codes[e.ExperimentID]
+		entry := map[string]any{"experiment_id": e.ExperimentID, "name": e.Name, "status": e.Status, "central_sha_at_snapshot": e.BaseSHA,
+			"result_summary": summary, "result_artifact_id": e.ResultArtifactID, "decision": nil}
+		maps.Copy(entry, codeView(code, ok)) // branch, base_sha, head_sha as the experiment recorded them
 		if d, ok := latest[e.ExperimentID]; ok {
 			entry["decision"] = d
 		} else {

@@ -123,7 +123,15 @@ func (s *Service) reflectionView(ctx context.Context, r models.Reflection, withC
 	return map[string]any{
 		"reflection": map[string]any{"reflection_id": r.ID, "project_id": r.ProjectID, "title": r.Title, "status": st.Status,
 			"attempt_index": st.Attempt, "proposal_revision": st.ProposalRevision, "current_gate": d.Gate, "next_action": d.NextAction,
-			"revision_context": st.RevisionContext, "central_advance": st.Advance, "published": st.Published},
+			"revision_context": st.RevisionContext, "central_advance": st.Advance, "past_advances": pastAdvances(st.Advances), "published": st.Published},
 		"roster": roster, "coverage": map[string]any{"covered": covered, "total": len(st.Lenses), "next_lens_id": st.NextLens()},
 		"synthesis": synthesis, "prior_published": prior, "corpus": corpus, "content_included": withContent}, nil
+}
+
+// pastAdvances lists a wave's settled advances, oldest first ([] if none).
+func pastAdvances(as []wf.AdvanceState) []wf.AdvanceState {
+	if as == nil {
+		return []wf.AdvanceState{}
+	}
+	return as
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/gatehouse/gatehouse/internal/sandbox"
+	"github.com/gatehouse/gatehouse/internal/sandbox/deploy"
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
 )
@@ -55,16 +56,34 @@ func (s *Service) sandboxCall(ctx context.Context, c *Call) (sandboxArgs, error)
 	return in, err
 }
 
-// providers is this deployment's sandbox provider set.
-func (s *Service) providers() sandbox.Providers { return sandbox.ForDataDir(s.Config.DataDir) }
+// sandboxProviders builds a configuration's provider set, shared with the
+// worker of the same process; tests swap it for fakes.
+var sandboxProviders = deploy.Shared
+
+// providers is this deployment's sandbox provider set. Providers that
+// could not be built are present as sandbox.Unavailable (the worker logs
+// why at start; sandbox.health and sandbox.request say it).
+func (s *Service) providers() sandbox.Providers {
+	ps, _ := sandboxProviders(s.Config)
+	return ps
+}
 
 func sandboxOptions(ctx context.Context, s *Service, c *Call) (any, error) {
 	in, err := s.sandboxCall(ctx, c)
 	if err != nil {
 		return nil, err
 	}
+	ps := s.providers()
+	if in.Provider != "" {
+		if _, err := ps.Get(in.Provider); err != nil {
+			return nil, invalid("/provider", fmt.Sprintf("unknown provider %q; this deployment offers %s", in.Provider, strings.Join(providerNames(ps), ", ")))
+		}
+	}
 	out := []sandbox.InstanceType{}
-	for _, p := range s.providers() {
+	for _, p := range ps.All() {
+		if in.Provider != "" && p.Name() != in.Provider {
+			continue
+		}
 		for _, it := range p.Options() {
 			if in.GPU && it.GPU == 0 || in.Region != "" && it.Region != in.Region {
 				continue
@@ -72,7 +91,7 @@ func sandboxOptions(ctx context.Context, s *Service, c *Call) (any, error) {
 			out = append(out, it)
 		}
 	}
-	return map[string]any{"default_provider": sandbox.LocalName, "instance_types": out, "count": len(out),
+	return map[string]any{"default_provider": ps.Default(), "providers": providerNames(ps), "instance_types": out, "count": len(out),
 		"limits": map[string]any{"time_limit_seconds": map[string]int{"default": int(wf.SandboxDefaultTimeLimit.Seconds()), "min": 60, "max": 86400},
 			"extend_max_seconds": int(wf.SandboxMaxExtend.Seconds())}}, nil
 }
@@ -89,6 +108,9 @@ func sandboxRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 	p, err := s.providers().Get(in.Provider)
 	if err != nil {
 		return nil, invalid("/provider", fmt.Sprintf("unknown provider %q; sandbox.options lists them", in.Provider))
+	}
+	if u, ok := p.(sandbox.Unavailable); ok {
+		return nil, toolErr("unavailable", "/provider", "provider %s is configured but unavailable: %v", p.Name(), u.Err)
 	}
 	it, err := sandbox.Lookup(p, in.InstanceType, in.GPU)
 	if err != nil {
@@ -308,7 +330,8 @@ func sandboxHealth(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	var out []map[string]any
-	for name, p := range s.providers() {
+	for _, p := range s.providers().All() {
+		name := p.Name()
 		if in.Provider != "" && in.Provider != name {
 			continue
 		}
@@ -322,6 +345,15 @@ func sandboxHealth(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, invalid("/provider", "unknown provider "+in.Provider)
 	}
 	return map[string]any{"providers": out}, nil
+}
+
+// providerNames lists the names of ps in configured order.
+func providerNames(ps sandbox.Providers) []string {
+	var names []string
+	for _, p := range ps.All() {
+		names = append(names, p.Name())
+	}
+	return names
 }
 
 // errSandboxInspect means the provider cannot show runs or files.

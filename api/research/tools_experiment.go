@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
+	"time"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -41,7 +43,7 @@ func init() {
 				"design": strLen("deprecated", 0, 8000), "success_criteria": strLen("deprecated", 0, 8000), "risks": strLen("deprecated", 0, 8000)})},
 		Tool{Name: "experiment.transition", Handler: experimentTransition, Description: "Move the experiment: one of allowed_actions' transitions (aliases: the next_action words).",
 			Schema: object([]string{"project_id", "experiment_id", "transition"}, props{"project_id": projectID, "experiment_id": experimentID,
-				"transition": enum("transition", transitions...), "evidence": dict("evidence: reason (retry_running), conclusion (complete)")})},
+				"transition": enum("transition", transitions...), "evidence": evidenceSchema})},
 		Tool{Name: "experiment.exhibit", Handler: experimentExhibit, ReadOnly: true, Description: "Read-only metrics exhibit built from pinned result files (metrics.json, results.json, results/*.json).",
 			Schema: object([]string{"project_id", "experiment_id"}, props{"project_id": projectID, "experiment_id": experimentID})},
 		Tool{Name: "experiment.list", Hidden: true, ReadOnly: true, Handler: experimentList, Description: "Internal: a project's experiments with their current gate.",
@@ -124,11 +126,16 @@ func experimentTransition(ctx context.Context, s *Service, c *Call) (any, error)
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	if _, _, err := s.experiment(ctx, c, in.ProjectID, in.ExperimentID); err != nil {
+	_, e, err := s.experiment(ctx, c, in.ProjectID, in.ExperimentID)
+	if err != nil {
+		return nil, err
+	}
+	code, evidence, err := s.experimentCode(ctx, e, in.Transition, in.Evidence)
+	if err != nil {
 		return nil, err
 	}
 	h, err := s.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: wf.ExperimentWorkflowID(in.ExperimentID),
-		UpdateName: wf.TransitionUpdate, Args: []any{wf.TransitionRequest{Transition: in.Transition, Evidence: in.Evidence}},
+		UpdateName: wf.TransitionUpdate, Args: []any{wf.TransitionRequest{Transition: in.Transition, Evidence: evidence}},
 		WaitForStage: client.WorkflowUpdateStageCompleted})
 	var res wf.TransitionResult
 	if err == nil {
@@ -140,7 +147,22 @@ func experimentTransition(ctx context.Context, s *Service, c *Call) (any, error)
 	if err != nil {
 		return nil, transitionError(err, "experiment")
 	}
-	return res, nil
+	if code == nil {
+		return res, nil
+	}
+	// Written once the workflow accepted the move (a refused move records
+	// nothing); the update's history carries the same values.
+	recorded, err := models.RecordExperimentCode(context.WithoutCancel(ctx), s.DB, *code, time.Now().UTC())
+	if err != nil {
+		return nil, fmt.Errorf("%s was applied but its code state was not recorded: %w", res.Transition, err)
+	}
+	return transitionAnswer{TransitionResult: res, Code: codeView(recorded, true)}, nil
+}
+
+// transitionAnswer is a transition's result with the code state it recorded.
+type transitionAnswer struct {
+	wf.TransitionResult
+	Code map[string]any `json:"code"`
 }
 
 // transitionError maps a transition Update's validator refusal (experiment
@@ -196,5 +218,9 @@ func experimentGetState(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"state": st, "workflow": st.Decision()}, nil
+	code, ok, err := models.ExperimentCodeOf(ctx, s.DB, in.ExperimentID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"state": st, "workflow": st.Decision(), "code": codeView(code, ok)}, nil
 }

@@ -19,10 +19,11 @@ func init() {
 	health.Hidden = true
 	registerFamily("sandbox",
 		t("sandbox.options", "List what each sandbox provider offers (instance types with cpu, memory, gpu, region).", true, sandboxOptions,
-			object([]string{"project_id"}, props{"project_id": projectID, "gpu": boolean("only GPU types"), "region": str("region filter")})),
+			object([]string{"project_id"}, props{"project_id": projectID, "gpu": boolean("only GPU types"), "region": str("region filter"),
+				"provider": str("provider filter")})),
 		t("sandbox.request", "Request a durable sandbox reachable over SSH with your public key; it is torn down when time_limit (seconds, default 3600) passes unless extended.", false, sandboxRequest,
 			object([]string{"project_id", "public_key"}, props{"project_id": projectID, "public_key": strLen("SSH public key (authorized_keys line)", 16, 8000),
-				"provider": str("provider (default local)"), "instance_type": str("instance type"), "region": str("region"), "gpu": boolean("gpu"),
+				"provider": str("provider (default: the deployment's first; sandbox.options names it)"), "instance_type": str("instance type"), "region": str("region"), "gpu": boolean("gpu"),
 				"cpu": number("cpus"), "memory": str("memory, e.g. 4Gi"), "time_limit": integer("seconds", 60, 86400),
 				"additional": boolean("an additional sandbox (default false)"), "experiment_id": experimentID})),
 		t("sandbox.get", "Get one sandbox (by sandbox_uid, or the active one of experiment_id or the project).", true, sandboxGet, pick(nil)),

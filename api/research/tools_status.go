@@ -36,7 +36,14 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := st.Decision()
+	// The experiment workflow is the authority for the gate; whether a
+	// sandbox runs comes from the sandbox mirror (execution_active).
+	sbx := s.sandboxBlock(ctx, e.ID)
+	f := st.Facts()
+	if sbx["status"] == models.SandboxRunning {
+		f[gates.EvSandboxRunning] = gates.Satisfied
+	}
+	d := gates.Evaluate(st.Status, f)
 	workflow := map[string]any{"current_gate": d.Gate, "next_action": d.NextAction, "allowed_actions": d.AllowedTools,
 		"allowed_transitions": d.Transitions, "blocked_actions": d.BlockedActions, "missing_evidence": d.MissingEvidence,
 		"revision_context": st.RevisionContext, "status": st.Status, "attempt_index": st.Attempt}
@@ -74,7 +81,12 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 		refs = append(refs, artifactView(a))
 		latest[a.Role] = a
 	}
-	ctxBlock := map[string]any{"experiment": experimentSummary(e), "artifacts": refs, "plan": nil, "report": nil}
+	code, recorded, err := models.ExperimentCodeOf(ctx, s.DB, e.ID)
+	if err != nil {
+		return nil, err
+	}
+	ctxBlock := map[string]any{"experiment": experimentSummary(e), "artifacts": refs, "plan": nil, "report": nil,
+		"code": codeView(code, recorded)}
 	for _, role := range []string{"plan", "report"} {
 		if a, ok := latest[role]; ok {
 			text, err := s.readArtifact(ctx, a, gates.MaxGatedArtifactBytes)
@@ -85,7 +97,7 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 		}
 	}
 	return map[string]any{"scope": "experiment", "project": map[string]any{"id": p.ID, "name": p.Name}, "workflow": workflow,
-		"context": ctxBlock, "sandbox": s.sandboxBlock(ctx, e.ID)}, nil
+		"context": ctxBlock, "sandbox": sbx}, nil
 }
 
 func (s *Service) liveExperiments(ctx context.Context, projectID string) ([]map[string]any, error) {

@@ -38,7 +38,9 @@ func Require(db *gorm.DB, roles ...platform.Role) gin.HandlerFunc {
 			return
 		}
 		if err != nil {
-			Abort(c, http.StatusServiceUnavailable, "unavailable", "credential store unavailable; retry")
+			// Nothing was done: the same call may be sent again shortly.
+			c.Header("Retry-After", "1")
+			Abort(c, http.StatusServiceUnavailable, "unavailable", "credential store unavailable; retry", gin.H{"retryable": true})
 			return
 		}
 		for _, r := range roles {

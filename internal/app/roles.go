@@ -76,6 +76,10 @@ func Worker(ctx context.Context, cfg config.Config) error {
 		s.close()
 		return err
 	}
+	if err := s.startWorkerHealth(); err != nil {
+		s.close()
+		return err
+	}
 	s.log.Info("worker polling", "task_queue", cfg.TaskQueue, "temporal", cfg.TemporalAddress, "namespace", cfg.TemporalNamespace)
 	return s.waitForShutdown(ctx)
 }

@@ -43,6 +43,13 @@ func (s *services) startWorker() error {
 	if err := worker.EnsureResearchSchedules(ctx, s.temporal, s.cfg); err != nil {
 		return err
 	}
+	if s.cfg.Features.Sandboxes {
+		// Best effort: a worker that cannot list sandboxes still serves
+		// everything else; the next start tries again.
+		if err := worker.ResumeSandboxes(ctx, s.temporal); err != nil {
+			s.log.Warn("sandboxes not resumed", "err", err)
+		}
+	}
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,9 @@ type Config struct {
 	TemporalUIURL string
 	// TaskQueue is the Temporal task queue the worker polls.
 	TaskQueue string
+	// WorkerHealthAddr is where the worker role serves /healthz, /readyz
+	// and /metrics; empty serves nothing.
+	WorkerHealthAddr string
 
 	// DevTemporalAddr is the embedded Temporal frontend address in dev.
 	DevTemporalAddr string
@@ -85,7 +89,35 @@ type Config struct {
 	StorageSweepInterval time.Duration
 	// MLflowTrackingURI is the MLflow tracking server the mlflow.* tools use.
 	MLflowTrackingURI string
+
+	// Sandbox configures the research sandbox providers.
+	Sandbox Sandbox
 }
+
+// Sandbox configures the research sandbox providers (sandbox.* tools).
+type Sandbox struct {
+	// Providers are the providers offered, in order; the first is the
+	// default of sandbox.request. Each is one of SandboxProviderNames.
+	Providers []string
+	// RunAs is the user local sandbox commands run as when the worker runs
+	// as root; "root" keeps root. Ignored when the worker is not root.
+	RunAs string
+	// KubeNamespace is where the kubernetes provider creates sandbox Pods.
+	KubeNamespace string
+	// KubeImage is the sandbox Pod image, pinned by tag or digest.
+	KubeImage string
+	// Kubeconfig is the kubeconfig file of the kubernetes provider; empty
+	// means the in-cluster service account.
+	Kubeconfig string
+}
+
+// SandboxProviderNames are the provider names GATEHOUSE_SANDBOX_PROVIDERS
+// accepts; package sandbox/deploy builds one provider per name.
+var SandboxProviderNames = []string{"local", "kubernetes"}
+
+// DefaultSandboxKubeImage is the kubernetes sandbox image unless configured:
+// a static build tag, never a moving one such as latest.
+const DefaultSandboxKubeImage = "lscr.io/linuxserver/openssh-server:9.3_p2-r0-ls127"
 
 // BlobS3 configures the S3-compatible blob store.
 type BlobS3 struct {
@@ -134,6 +166,7 @@ var Vars = []Var{
 	{"GATEHOUSE_TEMPORAL_TLS_KEY", "", "mTLS client key file for Temporal"},
 	{"GATEHOUSE_TEMPORAL_UI_URL", "", "Temporal Web UI base URL for console links"},
 	{"GATEHOUSE_TASK_QUEUE", "gatehouse", "Temporal task queue"},
+	{"GATEHOUSE_WORKER_HEALTH_ADDR", "", "worker role's /healthz, /readyz and /metrics listen address; empty: none"},
 	{"GATEHOUSE_DEV_TEMPORAL_ADDR", "127.0.0.1:7233", "embedded Temporal frontend (dev)"},
 	{"GATEHOUSE_DEV_UI_ADDR", "127.0.0.1:8233", "embedded Temporal Web UI (dev)"},
 	{"GATEHOUSE_DEV_API_KEY", "", "fixed development agent key (dev)"},
@@ -161,6 +194,11 @@ var Vars = []Var{
 	{"GATEHOUSE_STORAGE_RETENTION", "1440h", "how long unpinned storage objects stay available (60 days)"},
 	{"GATEHOUSE_STORAGE_SWEEP_INTERVAL", "1h", "how often the storage sweep schedule runs"},
 	{"GATEHOUSE_MLFLOW_TRACKING_URI", "", "MLflow tracking server base URL (mlflow.* tools)"},
+	{"GATEHOUSE_SANDBOX_PROVIDERS", "local", "comma list of sandbox providers (local, kubernetes); the first is the default"},
+	{"GATEHOUSE_SANDBOX_RUN_AS", "nobody", "user local sandbox commands run as when the worker is root (root: keep root)"},
+	{"GATEHOUSE_SANDBOX_KUBE_NAMESPACE", "default", "namespace of kubernetes sandbox Pods"},
+	{"GATEHOUSE_SANDBOX_KUBE_IMAGE", DefaultSandboxKubeImage, "kubernetes sandbox Pod image, pinned by tag or digest"},
+	{"GATEHOUSE_SANDBOX_KUBECONFIG", "", "kubeconfig file of the kubernetes sandbox provider; empty: in-cluster service account"},
 }
 
 // Names returns the names of every variable in Vars.
@@ -189,6 +227,7 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 		TemporalTLSKey:         r.str("GATEHOUSE_TEMPORAL_TLS_KEY", ""),
 		TemporalUIURL:          r.str("GATEHOUSE_TEMPORAL_UI_URL", ""),
 		TaskQueue:              r.str("GATEHOUSE_TASK_QUEUE", "gatehouse"),
+		WorkerHealthAddr:       r.str("GATEHOUSE_WORKER_HEALTH_ADDR", ""),
 		DevTemporalAddr:        r.str("GATEHOUSE_DEV_TEMPORAL_ADDR", "127.0.0.1:7233"),
 		DevUIAddr:              r.str("GATEHOUSE_DEV_UI_ADDR", "127.0.0.1:8233"),
 		DevAPIKey:              r.str("GATEHOUSE_DEV_API_KEY", ""),
@@ -216,6 +255,8 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 		StorageRetention:     r.duration("GATEHOUSE_STORAGE_RETENTION", 60*24*time.Hour),
 		StorageSweepInterval: r.duration("GATEHOUSE_STORAGE_SWEEP_INTERVAL", time.Hour),
 		MLflowTrackingURI:    strings.TrimRight(r.str("GATEHOUSE_MLFLOW_TRACKING_URI", ""), "/"),
+		Sandbox: Sandbox{RunAs: r.str("GATEHOUSE_SANDBOX_RUN_AS", "nobody"), KubeNamespace: r.str("GATEHOUSE_SANDBOX_KUBE_NAMESPACE", "default"),
+			KubeImage: r.str("GATEHOUSE_SANDBOX_KUBE_IMAGE", DefaultSandboxKubeImage), Kubeconfig: r.str("GATEHOUSE_SANDBOX_KUBECONFIG", "")},
 	}
 	c.BlobDir = r.str("GATEHOUSE_BLOB_DIR", filepath.Join(c.DataDir, "blobs"))
 	c.CentralGitDir = r.str("GATEHOUSE_CENTRAL_GIT_DIR", "")
@@ -235,7 +276,33 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 	if c.MaxBodyBytes <= 0 {
 		return Config{}, fmt.Errorf("GATEHOUSE_MAX_BODY_BYTES must be positive")
 	}
+	var err error
+	if c.Sandbox.Providers, err = sandboxProviders(r.str("GATEHOUSE_SANDBOX_PROVIDERS", "local")); err != nil {
+		return Config{}, err
+	}
 	return c, nil
+}
+
+// sandboxProviders parses the comma list of GATEHOUSE_SANDBOX_PROVIDERS:
+// known names only, each once, at least one.
+func sandboxProviders(list string) ([]string, error) {
+	var out []string
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if !slices.Contains(SandboxProviderNames, name) {
+			return nil, fmt.Errorf("GATEHOUSE_SANDBOX_PROVIDERS: unknown sandbox provider %q (known: %s)", name, strings.Join(SandboxProviderNames, ", "))
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("GATEHOUSE_SANDBOX_PROVIDERS: name at least one provider (known: %s)", strings.Join(SandboxProviderNames, ", "))
+	}
+	return out, nil
 }
 
 // displayHost turns a listen address such as ":8080" into one a client can use.

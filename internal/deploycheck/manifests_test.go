@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -30,6 +31,8 @@ type manifests struct {
 	ingresses       map[string]*networkingv1.Ingress
 	hpas            map[string]*autoscalingv2.HorizontalPodAutoscaler
 	serviceMonitors map[string]*unstructured.Unstructured
+	roles           map[string]*rbacv1.Role
+	roleBindings    map[string]*rbacv1.RoleBinding
 }
 
 var docSeparator = regexp.MustCompile(`(?m)^---\s*$`)
@@ -44,6 +47,7 @@ func decodeManifests(out string) (*manifests, error) {
 		pdbs: map[string]*policyv1.PodDisruptionBudget{}, ingresses: map[string]*networkingv1.Ingress{},
 		hpas:            map[string]*autoscalingv2.HorizontalPodAutoscaler{},
 		serviceMonitors: map[string]*unstructured.Unstructured{},
+		roles:           map[string]*rbacv1.Role{}, roleBindings: map[string]*rbacv1.RoleBinding{},
 	}
 	for _, doc := range docSeparator.Split(out, -1) {
 		if strings.TrimSpace(stripComments(doc)) == "" {
@@ -84,6 +88,10 @@ func (m *manifests) add(gvk, name string, doc []byte) error {
 		return decodeInto(doc, name, m.ingresses)
 	case "autoscaling/v2/HorizontalPodAutoscaler":
 		return decodeInto(doc, name, m.hpas)
+	case "rbac.authorization.k8s.io/v1/Role":
+		return decodeInto(doc, name, m.roles)
+	case "rbac.authorization.k8s.io/v1/RoleBinding":
+		return decodeInto(doc, name, m.roleBindings)
 	case "monitoring.coreos.com/v1/ServiceMonitor":
 		u := &unstructured.Unstructured{}
 		data, err := yaml.YAMLToJSONStrict(doc)
@@ -150,6 +158,8 @@ func rendered(t *testing.T, set string) *manifests {
 		extra = []string{"--values", productionValues(t)}
 	case "mtls":
 		extra = []string{"--set", "temporal.tls.enabled=true", "--set", "temporal.tls.existingSecret=temporal-client"}
+	case "kube-sandboxes":
+		extra = []string{"--set", "sandboxes.providers={local,kubernetes}", "--set", "sandboxes.kubernetes.namespace=sandboxes"}
 	}
 	m, err := decodeManifests(render(t, extra...))
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 
 // Every GATEHOUSE_* variable the chart sets is one the code reads.
 func TestManifests_EnvironmentMatchesConfig(t *testing.T) {
-	for _, set := range append(valueSets, "mtls") {
+	for _, set := range append(valueSets, "mtls", "kube-sandboxes") {
 		m := rendered(t, set)
 		var names []string
 		for _, cm := range m.configMaps {

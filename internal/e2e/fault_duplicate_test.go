@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"net/http"
-	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -17,18 +16,6 @@ import (
 
 // duplicates is how many copies of one request each case sends at once.
 const duplicates = 100
-
-// flyLabDuplicates is how many copies of one FlyLab run the CI form sends.
-// Each copy is a Temporal Update on the one session workflow; above ~10 in
-// flight (Temporal's per-workflow in-flight Update limit) the copies stall
-// for about a minute and some answer a retryable SIMULATION_UNAVAILABLE,
-// so the 100-copy form runs only with GATEHOUSE_FAULT_SLOW=1.
-func flyLabDuplicates() int {
-	if os.Getenv("GATEHOUSE_FAULT_SLOW") == "1" {
-		return duplicates
-	}
-	return 10
-}
 
 // sendConcurrently posts the same body n times at once and returns every
 // response.
@@ -59,9 +46,10 @@ func sendConcurrently(t *testing.T, s *Stack, n int, path, token string, body an
 
 // TestFault_DuplicateDeliveryStoresOneRecord sends the same research
 // idempotency_key and flywheel (agent_id, turn_id) 100 times concurrently,
-// and the same FlyLab operation_id 10 times (100 with
-// GATEHOUSE_FAULT_SLOW=1), and finds exactly one stored record of each, on
-// PostgreSQL.
+// and the same FlyLab run_fly_simulation and save_fly_evidence operation_id
+// 100 times each, and finds exactly one stored record of each, on
+// PostgreSQL. Every FlyLab copy answers the one result (the API joins
+// concurrent copies into one Update; the rest are idempotent replays).
 func TestFault_DuplicateDeliveryStoresOneRecord(t *testing.T) {
 	dbURL := modelstest.SchemaURL(t)
 	if dbURL == "" {
@@ -84,16 +72,35 @@ func TestFault_DuplicateDeliveryStoresOneRecord(t *testing.T) {
 		c := loadFlyContract(t)
 		a := approveFlyExperiment(t, s, c, nil)
 		batches := map[any]bool{}
-		for _, r := range sendConcurrently(t, s, flyLabDuplicates(), "/v1/flylab/tools/run_fly_simulation", s.APIKey, a.runArgs(a.rev, "dup-run")) {
+		replays := 0
+		for _, r := range sendConcurrently(t, s, duplicates, "/v1/flylab/tools/run_fly_simulation", s.APIKey, a.runArgs(a.rev, "dup-run")) {
 			var env map[string]any
 			r.JSON(t, &env)
-			if e, _ := env["error"].(map[string]any); env["ok"] == false && e["code"] == "SIMULATION_UNAVAILABLE" && e["retryable"] == true {
-				continue // told to retry: stored nothing on its own
-			}
 			batches[mustOK(t, env)["id"]] = true
+			if env["idempotent_replay"] == true {
+				replays++
+			}
 		}
-		if n := count(&flymodels.Batch{}, "experiment_id = ?", a.expID); n != 1 || len(batches) != 1 {
-			t.Fatalf("stored %d batches, answered %d distinct ids", n, len(batches))
+		if n := count(&flymodels.Batch{}, "experiment_id = ?", a.expID); n != 1 || len(batches) != 1 || replays != duplicates-1 {
+			t.Fatalf("stored %d batches, answered %d distinct ids, %d replays of %d copies", n, len(batches), replays, duplicates)
+		}
+	})
+
+	t.Run("flylab save_fly_evidence operation_id", func(t *testing.T) {
+		// A second agent key: FlyLab keeps one session per credential, and
+		// the run subtest above already used the development key's.
+		via := withAgentKey(t, s, "dup-evidence")
+		c := loadFlyContract(t)
+		a := approveFlyExperiment(t, via, c, nil)
+		save := savePipeline(t, via, c, a, "dup-save")
+		bundles := map[any]bool{}
+		for _, r := range sendConcurrently(t, via, duplicates, "/v1/flylab/tools/save_fly_evidence", via.APIKey, save) {
+			var env map[string]any
+			r.JSON(t, &env)
+			bundles[mustOK(t, env)["bundle"].(map[string]any)["id"]] = true
+		}
+		if n := count(&flymodels.EvidenceBundle{}, "session_id = ?", a.sid); n != 1 || len(bundles) != 1 {
+			t.Fatalf("stored %d evidence bundles, answered %d distinct ids", n, len(bundles))
 		}
 	})
 
@@ -133,4 +140,39 @@ func TestFault_DuplicateDeliveryStoresOneRecord(t *testing.T) {
 			t.Fatalf("stored %d turns", n)
 		}
 	})
+}
+
+// withAgentKey mints an agent key and returns a view of s that calls with
+// it, so a test gets a FlyLab session of its own.
+func withAgentKey(t *testing.T, s *Stack, name string) *Stack {
+	t.Helper()
+	r := s.Do(t, http.MethodPost, "/operator/v1/keys", s.OperatorToken, map[string]any{"role": "agent", "name": name})
+	var minted struct {
+		Plaintext string `json:"plaintext"`
+	}
+	r.JSON(t, &minted)
+	if r.Status != http.StatusCreated || minted.Plaintext == "" {
+		t.Fatalf("mint %s: %d %s", name, r.Status, r.Body)
+	}
+	dev := *s.DevStack
+	dev.APIKey = minted.Plaintext
+	return &Stack{DevStack: &dev, DataDir: s.DataDir, Env: s.Env, t: t}
+}
+
+// savePipeline runs, analyzes and compares the approved experiment and
+// returns save_fly_evidence arguments with operation_id op.
+func savePipeline(t *testing.T, s *Stack, c flyContract, a flyApproved, op string) map[string]any {
+	t.Helper()
+	call := func(tool string, args any) map[string]any { return flyTool(t, s, c, s.APIKey, tool, args) }
+	ran := call("run_fly_simulation", a.runArgs(a.rev, op+"-run"))
+	batchID := mustOK(t, ran)["id"].(string)
+	analyzed := call("analyze_fly_behavior", map[string]any{"page_session_id": a.sid, "expected_state_revision": ran["state_revision"],
+		"batch_id": batchID, "metrics": mdnPanel})
+	anID := mustOK(t, analyzed)["analysis"].(map[string]any)["id"].(string)
+	compared := call("compare_fly_trials", map[string]any{"page_session_id": a.sid, "expected_state_revision": analyzed["state_revision"],
+		"analysis_ids": []string{anID}, "objective_metric": "backward_distance_mm", "objective": "maximize"})
+	cmpID := mustOK(t, compared)["comparison"].(map[string]any)["id"].(string)
+	return map[string]any{"page_session_id": a.sid, "expected_state_revision": compared["state_revision"],
+		"scope": "mission", "hypothesis_id": a.hyp, "experiment_id": a.expID, "batch_ids": []string{batchID},
+		"analysis_ids": []string{anID}, "comparison_id": cmpID, "note": "sent many times", "operation_id": op}
 }

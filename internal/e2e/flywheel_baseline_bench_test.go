@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime/pprof"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -62,19 +64,14 @@ func BenchmarkFlywheelVsSkipLocked(b *testing.B) {
 	}
 }
 
-// benchGatehouse enqueues n rollouts on stack s and runs the lease bench.
+// benchGatehouse enqueues n rollouts on stack s, runs the lease bench and
+// reports the memory of the stack's process (Temporal, API and worker in
+// one; BenchmarkFlywheelScale has them apart).
 func benchGatehouse(b *testing.B, s *Stack, n int) {
-	for i := 0; i < n; i += 250 {
-		items := make([]any, min(250, n-i))
-		for j := range items {
-			items[j] = map[string]any{"turn_input": fmt.Sprint("bench ", i+j), "deadline_s": 3600}
-		}
-		if r := s.Do(b, http.MethodPost, "/operator/v1/rollouts", s.OperatorToken, map[string]any{"rollouts": items}); r.Status != 201 {
-			b.Fatalf("enqueue: %d %s", r.Status, r.Body)
-		}
-	}
+	enqueueRollouts(b, s, n, "bench ")
 	runLeaseBench(b, leaser{base: s.APIURL, claimPath: "/flywheel/claim", claimToken: s.APIKey,
 		hbPath: func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" }}, n)
+	reportInProcessMemory(b)
 }
 
 // runLeaseBench claims n rollouts, then heartbeats every lease in two
@@ -106,12 +103,32 @@ func runLeaseBench(b *testing.B, q leaser, n int) {
 
 	// Round 1 meets cold connection pools on both sides; round 2 is the
 	// steady state the headline percentiles come from.
+	stopProfile := profileHeartbeats(b)
 	cold := q.heartbeatRound(b, leased)
 	warm := q.heartbeatRound(b, leased)
+	stopProfile()
 	b.StopTimer()
 	b.ReportMetric(pct(warm, 0.50), "hb-p50-ms")
 	b.ReportMetric(pct(warm, 0.99), "hb-p99-ms")
 	b.ReportMetric(pct(cold, 0.99), "hb-cold-p99-ms")
+}
+
+// profileHeartbeats writes a CPU profile of the heartbeat rounds alone to
+// $GATEHOUSE_BENCH_HB_CPUPROFILE (suffixed with the sub-benchmark's name)
+// when that is set; it returns the function that stops it.
+func profileHeartbeats(b *testing.B) func() {
+	path := os.Getenv("GATEHOUSE_BENCH_HB_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path + "." + strings.NewReplacer("/", "_", "=", "").Replace(b.Name()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
 // heartbeatRound heartbeats every lease once from 32 concurrent clients and

@@ -14,8 +14,9 @@ import (
 // BenchmarkFlywheel_ClaimAndHeartbeat leases 1,000 and 2,000 rollouts on
 // the dev stack (claim throughput), then heartbeats each every 10 s (lease/3
 // of a 30 s lease: 100 or 200 heartbeats/s) for two rounds and reports the
-// heartbeat latency p50/p99 (ms). Leases are granted for 300 s so that none
-// lapses while the claims are still being made. Run:
+// heartbeat latency p50/p99 (ms), and the stack process's memory. Leases
+// are granted for 300 s so that none lapses while the claims are still
+// being made. Run:
 //
 //	go test ./internal/e2e -run '^$' -bench Flywheel_ClaimAndHeartbeat -benchtime=1x
 func BenchmarkFlywheel_ClaimAndHeartbeat(b *testing.B) {
@@ -105,4 +106,5 @@ func claimAndHeartbeat(b *testing.B, n int) {
 	b.ReportMetric(pct(0.99), "hb-p99-ms")
 	b.ReportMetric(float64(len(lat))/time.Since(t0).Seconds(), "hb/s")
 	b.ReportMetric(float64(fails), "hb-failures")
+	reportInProcessMemory(b)
 }

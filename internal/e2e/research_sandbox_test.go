@@ -207,3 +207,71 @@ func recordSandboxHistory(t *testing.T, s *Stack, uid, name string) {
 	}
 	writeHistory(t, s, "sandbox/"+uid, "research/testdata/sandbox-histories", name)
 }
+
+// driveToRunning plays the agent until the experiment is running with no
+// result yet (next_action run_experiment_and_retain_results), passing
+// every review.
+func driveToRunning(t *testing.T, agent *researchAgent, projectID, expID string) map[string]any {
+	t.Helper()
+	for step := 0; step < 30; step++ {
+		w, _ := agent.must("workflow.status_and_next", map[string]any{"project_id": projectID, "experiment_id": expID})["workflow"].(map[string]any)
+		next := str(w["next_action"])
+		if next == "run_experiment_and_retain_results" {
+			return w
+		}
+		if guide, ok := w["artifact_guidance"].(map[string]any); ok {
+			sub := agent.must("artifact.submit", map[string]any{"project_id": projectID, "target_type": "experiment",
+				"target_id": expID, "role": guide["role"], "path": guide["path"]})
+			if code, body := uploadAs(t, sub, []byte(strings.ReplaceAll(str(guide["template"]), "TODO:", "Filled in:"))); code != 200 || body["valid"] != true {
+				t.Fatalf("upload of %s: %d %v", guide["role"], code, body)
+			}
+			continue
+		}
+		if gate, ok := w["review_gate"].(map[string]any); ok {
+			runReview(t, agent, projectID, expID, str(gate["role"]), verdict{verdict: "pass"})
+			continue
+		}
+		switch next {
+		case "submit_design_for_review", "mark_ready_to_run", "start_running":
+			agent.must("experiment.transition", map[string]any{"project_id": projectID, "experiment_id": expID, "transition": next, "evidence": map[string]any{}})
+		default:
+			t.Fatalf("step %d: unexpected next_action %q (%v)", step, next, w)
+		}
+	}
+	t.Fatal("experiment never reached running")
+	return nil
+}
+
+// gateOf is an experiment's current_gate through workflow.status_and_next.
+func gateOf(agent *researchAgent, projectID, expID string) (string, map[string]any) {
+	st := agent.must("workflow.status_and_next", map[string]any{"project_id": projectID, "experiment_id": expID})
+	return str(dig(st, "workflow", "current_gate")), st
+}
+
+func TestSandbox_RunningSandboxMakesTheRunningExperimentExecutionActive(t *testing.T) {
+	s := Shared(t)
+	op := connectResearch(t, s, s.OperatorToken)
+	pid := str(dig(op.must("project", map[string]any{"action": "create", "name": uniq("e2e-sbx-gate")}), "project", "id"))
+	agent := connectResearch(t, s, s.APIKey)
+	exp := str(agent.must("experiment.create", map[string]any{"project_id": pid, "name": "sandbox-gate"})["experiment_id"])
+	other := str(agent.must("experiment.create", map[string]any{"project_id": pid, "name": "sandbox-gate-other"})["experiment_id"])
+	w := driveToRunning(t, agent, pid, exp)
+	if w["current_gate"] != "execution_ready" || w["status"] != "running" {
+		t.Fatalf("running without a sandbox: %v", w)
+	}
+	_, pub := sandboxKey(t)
+	// A sandbox of another experiment does not count.
+	sb := agent.must("sandbox.request", map[string]any{"project_id": pid, "experiment_id": other, "public_key": pub, "time_limit": 600})
+	if gate, st := gateOf(agent, pid, exp); gate != "execution_ready" {
+		t.Fatalf("gate with another experiment's sandbox: %v", st["workflow"])
+	}
+	agent.must("sandbox.attach", map[string]any{"project_id": pid, "experiment_id": exp, "sandbox_uid": sb["sandbox_uid"]})
+	gate, st := gateOf(agent, pid, exp)
+	if gate != "execution_active" || dig(st, "workflow", "next_action") != "run_experiment_and_retain_results" || dig(st, "sandbox", "active") != true {
+		t.Fatalf("gate with an attached running sandbox: %v %v", st["workflow"], st["sandbox"])
+	}
+	agent.must("sandbox.release", map[string]any{"project_id": pid, "experiment_id": exp, "confirm_retained": true})
+	if gate, st := gateOf(agent, pid, exp); gate != "execution_ready" {
+		t.Fatalf("gate after release: %v", st["workflow"])
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // LocalName is the local provider's name.
@@ -31,6 +32,8 @@ type Local struct {
 
 	mu      sync.Mutex
 	servers map[string]*server
+	// runAs is set by RunAs when commands drop root (nil: they do not).
+	runAs atomic.Pointer[runAs]
 }
 
 var (
@@ -87,12 +90,20 @@ func (l *Local) dir(uid string) (string, error) {
 	return filepath.Join(l.Root, uid), nil
 }
 
-// Workdir is the working directory of sandbox uid.
-func (l *Local) Workdir(uid string) string { return filepath.Join(l.Root, uid, "work") }
+// Workdir is the working directory of sandbox uid: under Root, or under
+// the run-as work root when commands drop root (see RunAs).
+func (l *Local) Workdir(uid string) string {
+	if ra := l.runAs.Load(); ra != nil {
+		return filepath.Join(ra.workRoot, uid)
+	}
+	return filepath.Join(l.Root, uid, "work")
+}
 
 // Provision implements Provider. A second call for a live sandbox answers
 // its endpoint; one for a sandbox whose server is gone (the worker
-// restarted) starts a new server on a new port over the same directory.
+// restarted) starts a new server over the same directory, on spec.Port
+// when that port is free, else on a new one, and marks the runs the old
+// server left running as killed.
 func (l *Local) Provision(_ context.Context, spec Spec) (Endpoint, error) {
 	dir, err := l.dir(spec.UID)
 	if err != nil {
@@ -103,13 +114,14 @@ func (l *Local) Provision(_ context.Context, spec Spec) (Endpoint, error) {
 	if s, ok := l.servers[spec.UID]; ok {
 		return s.endpoint, nil
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "work"), 0o700); err != nil {
-		return Endpoint{}, err
-	}
 	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o700); err != nil {
 		return Endpoint{}, err
 	}
-	s, err := newServer(spec, dir)
+	work, err := l.makeWorkdir(spec.UID)
+	if err != nil {
+		return Endpoint{}, err
+	}
+	s, err := newServer(spec, work, filepath.Join(dir, "runs"), l.credential())
 	if err != nil {
 		return Endpoint{}, err
 	}
@@ -120,8 +132,7 @@ func (l *Local) Provision(_ context.Context, spec Spec) (Endpoint, error) {
 // Destroy implements Provider: it closes the port, kills running commands
 // and deletes the working directory; run records stay.
 func (l *Local) Destroy(_ context.Context, uid string) error {
-	dir, err := l.dir(uid)
-	if err != nil {
+	if _, err := l.dir(uid); err != nil {
 		return err
 	}
 	l.mu.Lock()
@@ -131,7 +142,7 @@ func (l *Local) Destroy(_ context.Context, uid string) error {
 	if ok {
 		s.close()
 	}
-	return os.RemoveAll(filepath.Join(dir, "work"))
+	return os.RemoveAll(l.Workdir(uid))
 }
 
 // Live reports whether uid's SSH server is up in this process.
@@ -239,5 +250,13 @@ func (l *Local) Files(uid string, max int) ([]string, error) {
 	return out, err
 }
 
-// loopback listens on an OS-chosen loopback port.
-func loopback() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
+// loopback listens on loopback: on port when it is positive and free,
+// else on one the OS chooses.
+func loopback(port int) (net.Listener, error) {
+	if port > 0 {
+		if ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", fmt.Sprint(port))); err == nil {
+			return ln, nil
+		}
+	}
+	return net.Listen("tcp", "127.0.0.1:0")
+}

@@ -29,13 +29,17 @@ type runner struct {
 	limit      time.Duration
 	cpuSeconds int
 	memoryKB   int
+	cred       *syscall.Credential
 
 	mu      sync.Mutex
 	seq     int
 	cancels map[int]context.CancelFunc
 }
 
-func newRunner(work, runs string, spec Spec) *runner {
+// newRunner continues the run numbering of runs and marks runs a previous
+// server left running as killed: their server, and with it their process
+// (Pdeathsig), died with the worker that ran them.
+func newRunner(work, runs string, spec Spec, cred *syscall.Credential) *runner {
 	limit := spec.TimeLimit
 	if limit <= 0 {
 		limit = defaultCommandLimit
@@ -44,12 +48,39 @@ func newRunner(work, runs string, spec Spec) *runner {
 	if cpu <= 0 {
 		cpu = 1
 	}
-	r := &runner{work: work, runs: runs, limit: limit, cancels: map[int]context.CancelFunc{},
+	r := &runner{work: work, runs: runs, limit: limit, cancels: map[int]context.CancelFunc{}, cred: cred,
 		cpuSeconds: int(math.Ceil(cpu * limit.Seconds())), memoryKB: spec.MemoryMB * 1024}
-	if prior, err := os.ReadDir(runs); err == nil { // continue numbering after a restart
-		r.seq = len(prior)
-	}
+	r.adoptPrior()
 	return r
+}
+
+// adoptPrior continues numbering after the runs already recorded and
+// closes the ones still marked running.
+func (r *runner) adoptPrior() {
+	prior, err := os.ReadDir(r.runs)
+	if err != nil {
+		return
+	}
+	for _, e := range prior {
+		var seq int
+		if _, err := fmt.Sscanf(e.Name(), "%08d.json", &seq); err != nil || filepath.Ext(e.Name()) != ".json" {
+			continue
+		}
+		r.seq = max(r.seq, seq)
+		b, err := os.ReadFile(filepath.Join(r.runs, e.Name()))
+		var rec Run
+		if err != nil || json.Unmarshal(b, &rec) != nil || rec.Status != RunRunning {
+			continue
+		}
+		if live, err := os.ReadFile(r.outPath(seq)); err == nil {
+			rec.Output = string(live)
+		}
+		end, code := time.Now().UTC(), -1
+		rec.Status, rec.EndedAt, rec.ExitCode = RunKilled, &end, &code
+		rec.Output += "\n[the worker restarted; this command was killed]\n"
+		r.save(rec)
+		_ = os.Remove(r.outPath(seq))
+	}
 }
 
 // limitedShell wraps a command so the shell applies CPU-time and memory
@@ -84,7 +115,8 @@ func (r *runner) run(command string, accepted func(), stdin io.Reader, stdout, s
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", fmt.Sprintf(limitedShell, r.cpuSeconds, mem), command)
 	cmd.Dir = r.work
 	cmd.Env = []string{"HOME=" + r.work, "PWD=" + r.work, "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig: a command must not outlive the server that records it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: r.cred}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
 	// Output streams to a file while the command runs, so the terminal

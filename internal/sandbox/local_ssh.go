@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"path/filepath"
 	"sync"
+	"syscall"
 
 	"golang.org/x/crypto/ssh"
 )
@@ -29,8 +29,10 @@ type server struct {
 	wg     sync.WaitGroup
 }
 
-// newServer listens on loopback and serves sessions for spec's key only.
-func newServer(spec Spec, dir string) (*server, error) {
+// newServer listens on loopback and serves sessions for spec's key only,
+// running commands in work as cred (nil: this process's user) and
+// recording them in runs.
+func newServer(spec Spec, work, runs string, cred *syscall.Credential) (*server, error) {
 	authorized, _, _, _, err := ssh.ParseAuthorizedKey([]byte(spec.PublicKey))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadPublicKey, err)
@@ -54,13 +56,12 @@ func newServer(spec Spec, dir string) (*server, error) {
 		MaxAuthTries: 3,
 	}
 	cfg.AddHostKey(signer)
-	ln, err := loopback()
+	ln, err := loopback(spec.Port)
 	if err != nil {
 		return nil, err
 	}
-	work := filepath.Join(dir, "work")
 	s := &server{ln: ln, cfg: cfg, conns: map[net.Conn]struct{}{},
-		runner:   newRunner(work, filepath.Join(dir, "runs"), spec),
+		runner:   newRunner(work, runs, spec, cred),
 		endpoint: Endpoint{Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, User: LocalUser, Workdir: work}}
 	s.wg.Add(1)
 	go s.accept()

@@ -7,7 +7,7 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"path/filepath"
+	"fmt"
 	"time"
 )
 
@@ -47,6 +47,9 @@ type Spec struct {
 	GPU          int           `json:"gpu"`
 	PublicKey    string        `json:"public_key"`
 	TimeLimit    time.Duration `json:"time_limit"`
+	// Port is the SSH port to keep when re-provisioning after a restart
+	// (0: any); a provider that cannot honour it picks another.
+	Port int `json:"port,omitempty"`
 }
 
 // Endpoint is how an agent reaches a provisioned sandbox.
@@ -107,22 +110,67 @@ func Lookup(p Provider, name string, gpu bool) (InstanceType, error) {
 	return InstanceType{}, ErrUnknownInstanceType
 }
 
-// Providers are the providers a deployment offers, by name.
-type Providers map[string]Provider
+// Providers are the providers a deployment offers, in configured order;
+// the first is the default.
+type Providers struct {
+	list []Provider
+}
 
-// Get returns the named provider; "" names the local one.
+// NewProviders is the set of ps; a later provider with an earlier one's
+// name is dropped.
+func NewProviders(ps ...Provider) Providers {
+	var out Providers
+	for _, p := range ps {
+		if _, err := out.Get(p.Name()); p.Name() != "" && err != nil {
+			out.list = append(out.list, p)
+		}
+	}
+	return out
+}
+
+// Get returns the named provider; "" names the default one.
 func (p Providers) Get(name string) (Provider, error) {
-	if name == "" {
-		name = LocalName
+	if name == "" && len(p.list) > 0 {
+		return p.list[0], nil
 	}
-	if pr, ok := p[name]; ok {
-		return pr, nil
+	for _, pr := range p.list {
+		if pr.Name() == name {
+			return pr, nil
+		}
 	}
-	return nil, ErrUnknownProvider
+	return nil, fmt.Errorf("%w %q", ErrUnknownProvider, name)
 }
 
-// ForDataDir is the deployment's provider set: the local provider keeps
-// its sandboxes under dataDir/sandboxes.
-func ForDataDir(dataDir string) Providers {
-	return Providers{LocalName: LocalAt(filepath.Join(dataDir, "sandboxes"))}
+// All returns the providers in configured order.
+func (p Providers) All() []Provider { return append([]Provider(nil), p.list...) }
+
+// Default names the default provider ("" when there is none).
+func (p Providers) Default() string {
+	if len(p.list) == 0 {
+		return ""
+	}
+	return p.list[0].Name()
 }
+
+// Unavailable stands in for a configured provider that could not be built
+// (no cluster credentials, an unknown run-as user): it offers nothing and
+// every call answers Err, so health checks and requests say why.
+type Unavailable struct {
+	ProviderName string
+	Err          error
+}
+
+// Name implements Provider.
+func (u Unavailable) Name() string { return u.ProviderName }
+
+// Options implements Provider: nothing can be requested.
+func (u Unavailable) Options() []InstanceType { return nil }
+
+// Provision implements Provider.
+func (u Unavailable) Provision(context.Context, Spec) (Endpoint, error) { return Endpoint{}, u.Err }
+
+// Destroy implements Provider.
+func (u Unavailable) Destroy(context.Context, string) error { return u.Err }
+
+// Health implements Provider.
+func (u Unavailable) Health(context.Context) error { return u.Err }

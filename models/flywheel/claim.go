@@ -40,18 +40,19 @@ func Claim(ctx context.Context, db *gorm.DB, claimer string, max int, lease time
 	var grants []Grant
 	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		grants = grants[:0]
-		q := tx.Model(&Rollout{}).Select("id").
-			Where("status = ? AND deadline_at > ?", StatusQueued, now).
+		// The locked rows are read whole, so granting each costs its UPDATE
+		// and INSERT and no second read.
+		q := tx.Where("status = ? AND deadline_at > ?", StatusQueued, now).
 			Order("created_at, id").Limit(max)
 		if tx.Dialector.Name() == "postgres" {
 			q = q.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
 		}
-		var ids []string
-		if err := q.Pluck("id", &ids).Error; err != nil {
+		var rows []Rollout
+		if err := q.Find(&rows).Error; err != nil {
 			return err
 		}
-		for _, id := range ids {
-			g, ok, err := grantOne(tx, id, claimer, lease, now)
+		for _, r := range rows {
+			g, ok, err := grantOne(tx, r, claimer, lease, now)
 			if err != nil {
 				return err
 			}
@@ -67,11 +68,10 @@ func Claim(ctx context.Context, db *gorm.DB, claimer string, max int, lease time
 	return grants, nil
 }
 
-func grantOne(tx *gorm.DB, id, claimer string, lease time.Duration, now time.Time) (Grant, bool, error) {
-	var r Rollout
-	if err := tx.Where("id = ?", id).Take(&r).Error; err != nil {
-		return Grant{}, false, err
-	}
+// grantOne leases r, read (and on PostgreSQL locked) by the claim's
+// transaction; the update is still a compare-and-swap on what was read.
+func grantOne(tx *gorm.DB, r Rollout, claimer string, lease time.Duration, now time.Time) (Grant, bool, error) {
+	id := r.ID
 	expires := now.Add(lease)
 	if expires.After(r.DeadlineAt) {
 		expires = r.DeadlineAt
@@ -81,7 +81,7 @@ func grantOne(tx *gorm.DB, id, claimer string, lease time.Duration, now time.Tim
 		Updates(map[string]any{
 			"status": StatusLeased, "lease_epoch": r.LeaseEpoch + 1,
 			"lease_token_hash": Hash(g.LeaseToken), "api_key_hash": Hash(g.APIKey), "llm_token_hash": Hash(g.LLMToken),
-			"lease_seconds": lease.Seconds(), "lease_expires_at": expires, "updated_at": now,
+			"lease_seconds": lease.Seconds(), "lease_expires_at": expires, "lease_heartbeats": 0, "updated_at": now,
 		})
 	if res.Error != nil || res.RowsAffected != 1 {
 		return Grant{}, false, res.Error

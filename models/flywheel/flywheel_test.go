@@ -227,3 +227,30 @@ func TestGateway_CountsEachCompletionOnce(t *testing.T) {
 		}
 	})
 }
+
+func TestLease_HistoryCountsEveryLandedHeartbeatEvenWhenSignalsCoalesced(t *testing.T) {
+	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
+		now := time.Now()
+		id := enqueue(t, db, now.Add(time.Hour), 3)
+		g := claimOne(t, db, now, 30*time.Second)
+		var exp time.Time
+		for i := 1; i <= 3; i++ {
+			var err error
+			if _, exp, err = fw.Heartbeat(ctx, db, holder(g), now.Add(time.Duration(i)*time.Second)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The workflow saw one coalesced signal; the database saw three.
+		if res, err := fw.ExpireLease(ctx, db, id, 1, 1, exp.Add(time.Second)); err != nil || res.Outcome != fw.ExpiryRequeued {
+			t.Fatalf("expire: %+v %v", res, err)
+		}
+		g2 := claimOne(t, db, exp.Add(2*time.Second), 30*time.Second)
+		if r, err := fw.GetRollout(ctx, db, id); err != nil || r.LeaseHeartbeats != 0 || g2.Rollout.LeaseEpoch != 2 {
+			t.Fatalf("a new lease starts its count at zero: %+v %v", r, err)
+		}
+		hist, _ := fw.LeaseHistory(ctx, db, id)
+		if len(hist) != 2 || hist[0].Heartbeats != 3 {
+			t.Fatalf("lease history: %+v", hist)
+		}
+	})
+}

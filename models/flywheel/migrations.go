@@ -106,5 +106,11 @@ func Migrations() []migrate.Migration {
 			}
 			return nil
 		}},
+		{ID: "2026113010_flywheel_lease_heartbeats", Up: func(tx *gorm.DB) error {
+			// Heartbeats are counted where they are decided, so the lease
+			// history's count does not depend on how many heartbeat signals
+			// the workflow received (they coalesce).
+			return tx.Exec("ALTER TABLE flywheel_rollouts ADD COLUMN lease_heartbeats bigint NOT NULL DEFAULT 0").Error
+		}},
 	}
 }

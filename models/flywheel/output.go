@@ -97,7 +97,7 @@ func Finalize(ctx context.Context, db *gorm.DB, id, status, reason, detail strin
 				return err
 			}
 		}
-		return endLease(tx, id, r.LeaseEpoch, end, now, heartbeats)
+		return endLease(tx, id, r.LeaseEpoch, end, now, max(heartbeats, r.LeaseHeartbeats))
 	})
 	if status != StatusExcluded {
 		reason = ""

@@ -62,12 +62,14 @@ type Rollout struct {
 	MaxAttempts int       `gorm:"not null"`
 	// LeaseEpoch counts leases granted: it is the attempt number and the
 	// fencing epoch. The token changes with every lease.
-	LeaseEpoch       int64   `gorm:"not null;default:0"`
-	LeaseTokenHash   string  `gorm:"size:64;not null;default:''"`
-	APIKeyHash       string  `gorm:"size:64;not null;default:'';index"`
-	LLMTokenHash     string  `gorm:"size:64;not null;default:'';index"`
-	LeaseSeconds     float64 `gorm:"not null;default:0"`
-	LeaseExpiresAt   *time.Time
+	LeaseEpoch     int64   `gorm:"not null;default:0"`
+	LeaseTokenHash string  `gorm:"size:64;not null;default:''"`
+	APIKeyHash     string  `gorm:"size:64;not null;default:'';index"`
+	LLMTokenHash   string  `gorm:"size:64;not null;default:'';index"`
+	LeaseSeconds   float64 `gorm:"not null;default:0"`
+	LeaseExpiresAt *time.Time
+	// LeaseHeartbeats counts the heartbeats that landed on the current lease.
+	LeaseHeartbeats  int64 `gorm:"not null;default:0"`
 	OutputAt         *time.Time
 	ExclusionReason  *string `gorm:"size:40"`
 	ExclusionDetail  *string

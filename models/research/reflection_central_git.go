@@ -75,3 +75,35 @@ func (g *GitCentral) CompareAndSwap(ctx context.Context, projectID, expected, ta
 	}
 	return g.Read(ctx, projectID)
 }
+
+// BranchHead returns the commit at the tip of refs/heads/<branch> (ok
+// false when the repository has no such branch).
+func (g *GitCentral) BranchHead(ctx context.Context, branch string) (string, bool, error) {
+	repo, err := g.open()
+	if err != nil {
+		return "", false, err
+	}
+	ref, err := repo.Reference(plumbing.NewBranchReferenceName(branch), true)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return ref.Hash().String(), true, nil
+}
+
+// ResolveCommit expands a full or abbreviated commit id to the full id of
+// a commit in the repository (ok false when none matches).
+func (g *GitCentral) ResolveCommit(ctx context.Context, id string) (string, bool, error) {
+	repo, err := g.open()
+	if err != nil {
+		return "", false, err
+	}
+	id = strings.ToLower(id)
+	h, err := repo.ResolveRevision(plumbing.Revision(id))
+	if err != nil || !strings.HasPrefix(h.String(), id) { // a branch named like a hash is not a commit id
+		return "", false, nil
+	}
+	return h.String(), true, nil
+}

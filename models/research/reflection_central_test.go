@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"gorm.io/gorm"
 
@@ -106,4 +107,34 @@ func TestDBCentral_CompareAndSwap(t *testing.T) {
 	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
 		checkCentralRefs(t, research.NewCentralRefs(db, ""), strings.Repeat("1", 40), strings.Repeat("2", 40))
 	})
+}
+
+func TestGitCentral_BranchHeadAndResolveCommit(t *testing.T) {
+	t.Parallel()
+	dir, c1, c2 := centralRepo(t)
+	g := &research.GitCentral{Dir: dir}
+	ctx := context.Background()
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName("experiments/one"), plumbing.NewHash(c1))); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := g.BranchHead(ctx, "experiments/one"); err != nil || !ok || got != c1 {
+		t.Fatalf("BranchHead = %q %v %v, want %s", got, ok, err, c1)
+	}
+	if _, ok, err := g.BranchHead(ctx, "experiments/none"); err != nil || ok {
+		t.Fatalf("missing branch: %v %v", ok, err)
+	}
+	for in, want := range map[string]string{c2: c2, c2[:7]: c2, c1[:12]: c1} {
+		if got, ok, err := g.ResolveCommit(ctx, in); err != nil || !ok || got != want {
+			t.Errorf("ResolveCommit(%q) = %q %v %v, want %s", in, got, ok, err, want)
+		}
+	}
+	for _, in := range []string{strings.Repeat("e", 40), "eeeeeee"} {
+		if got, ok, err := g.ResolveCommit(ctx, in); err != nil || ok {
+			t.Errorf("ResolveCommit(%q) = %q %v %v, want not found", in, got, ok, err)
+		}
+	}
 }

@@ -113,6 +113,19 @@ func (s *session) setGate(ctx workflow.Context) error {
 
 // failure builds a contract error as a workflow (validator) error.
 func failure(code, message string, details map[string]any) error {
-	return temporal.NewApplicationErrorWithOptions(message, code, temporal.ApplicationErrorOptions{
-		NonRetryable: true, Details: []any{ToolFailure{Code: code, Message: message, Details: details}}})
+	return toolFailure(ToolFailure{Code: code, Message: message, Details: details})
+}
+
+// retryableFailure is failure for a condition that passes by itself (a
+// mutation still in flight): the envelope says retryable, so an agent
+// waits and sends the same call again after inspect_flylab_state.
+func retryableFailure(code, message string, details map[string]any) error {
+	return toolFailure(ToolFailure{Code: code, Message: message, Retryable: true, Details: details})
+}
+
+// toolFailure wraps f as a non-retryable application error: Temporal must
+// not retry a rejection; f.Retryable is advice to the caller.
+func toolFailure(f ToolFailure) error {
+	return temporal.NewApplicationErrorWithOptions(f.Message, f.Code, temporal.ApplicationErrorOptions{
+		NonRetryable: true, Details: []any{f}})
 }

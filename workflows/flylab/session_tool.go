@@ -36,7 +36,7 @@ func (s *session) validateTool(ctx workflow.Context, req ToolRequest) error {
 		}
 	}
 	if s.inFlight != "" {
-		return failure(CodeStaleState, "another mutation is in progress; the state revision will change",
+		return retryableFailure(CodeStaleState, "another mutation is in progress; the state revision will change",
 			map[string]any{"state_revision": s.state.Revision, "running": s.state.Running})
 	}
 	if req.ExpectedRevision != s.state.Revision {
@@ -59,7 +59,11 @@ func (s *session) handleTool(ctx workflow.Context, req ToolRequest) (ToolOutcome
 		out.Replay, out.CreatedArtifactIDs, out.State = true, []string{}, s.state
 		return out, nil
 	}
-	if s.inFlight != "" || req.ExpectedRevision != s.state.Revision {
+	if s.inFlight != "" {
+		return s.fail(CodeStaleState, "another mutation is in progress; call inspect_flylab_state and retry",
+			map[string]any{"state_revision": s.state.Revision, "running": s.state.Running}, true), nil
+	}
+	if req.ExpectedRevision != s.state.Revision {
 		return s.fail(CodeStaleState, "the state revision moved; call inspect_flylab_state", nil), nil
 	}
 	inFlightKey := key
@@ -181,15 +185,30 @@ func (s *session) runToolActivity(ctx workflow.Context, tool string, call ToolCa
 	return workflow.ExecuteActivity(s.activityContext(ctx, tool), activityFor[tool], call)
 }
 
+// analysisHeartbeatVersion marks the change that gives the analysis
+// activity a heartbeat timeout; histories recorded before it replay with
+// the start-to-close timeout alone.
+const analysisHeartbeatVersion = "flylab-analysis-heartbeat"
+
+// activityHeartbeatTimeout is how long a heartbeating activity may go
+// silent before Temporal treats its worker as lost and retries it.
+const activityHeartbeatTimeout = 5 * time.Second
+
 // activityContext sets each tool's timeouts and retry policy: the
-// simulation heartbeats its progress so a lost worker is noticed quickly.
+// simulation and the analysis heartbeat, so a lost worker is noticed in
+// seconds instead of after the start-to-close timeout.
 func (s *session) activityContext(ctx workflow.Context, tool string) workflow.Context {
 	retry := &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2,
 		MaximumInterval: 5 * time.Second, MaximumAttempts: 6}
 	opts := workflow.ActivityOptions{StartToCloseTimeout: time.Minute, RetryPolicy: retry}
-	if tool == ToolRun {
+	switch tool {
+	case ToolRun:
 		opts.StartToCloseTimeout = 10 * time.Minute
-		opts.HeartbeatTimeout = 5 * time.Second
+		opts.HeartbeatTimeout = activityHeartbeatTimeout
+	case ToolAnalyze:
+		if workflow.GetVersion(ctx, analysisHeartbeatVersion, workflow.DefaultVersion, 1) == 1 {
+			opts.HeartbeatTimeout = activityHeartbeatTimeout
+		}
 	}
 	return workflow.WithActivityOptions(ctx, opts)
 }

@@ -40,13 +40,8 @@ func (w *sandboxRun) run(ctx workflow.Context) (SandboxState, error) {
 	if err := w.record(ctx); err != nil {
 		return w.state, err
 	}
-	pctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 2 * time.Minute,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
-			MaximumInterval: 30 * time.Second, MaximumAttempts: 5},
-	})
 	var ep SandboxEndpoint
-	if err := workflow.ExecuteActivity(pctx, ProvisionSandboxActivity, w.in).Get(ctx, &ep); err != nil {
+	if err := workflow.ExecuteActivity(provisionOptions(ctx), ProvisionSandboxActivity, w.in).Get(ctx, &ep); err != nil {
 		w.state.Status, w.state.EndReason, w.state.Error = SandboxFailed, SandboxEndFailed, err.Error()
 		w.teardown(ctx) // a half-made machine must not outlive the workflow
 		w.state.Status = SandboxFailed
@@ -62,11 +57,39 @@ func (w *sandboxRun) run(ctx workflow.Context) (SandboxState, error) {
 	return w.state, w.record(ctx)
 }
 
+// provisionOptions bound one provisioning: a few quick retries.
+func provisionOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 2 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
+			MaximumInterval: 30 * time.Second, MaximumAttempts: 5},
+	})
+}
+
+// reprovision brings the machine back up through the same idempotent
+// activity, asking for the port it had; a new endpoint replaces the old.
+// A failure leaves the state as it was: the sandbox still expires on time.
+func (w *sandboxRun) reprovision(ctx workflow.Context) {
+	in := w.in
+	in.Port = w.state.Endpoint.Port
+	var ep SandboxEndpoint
+	if err := workflow.ExecuteActivity(provisionOptions(ctx), ProvisionSandboxActivity, in).Get(ctx, &ep); err != nil {
+		workflow.GetLogger(ctx).Warn("sandbox re-provisioning failed", "uid", w.in.UID, "err", err)
+		return
+	}
+	if ep != w.state.Endpoint {
+		w.state.Endpoint = ep
+		w.state.Revision++
+	}
+}
+
 // waitForExpiryOrRelease waits on the time-limit timer, restarting it
-// whenever an extend moves the limit, and answers why the wait ended.
+// whenever an extend moves the limit or a re-provision ran, and answers
+// why the wait ended.
 func (w *sandboxRun) waitForExpiryOrRelease(ctx workflow.Context) string {
 	extendCh := workflow.GetSignalChannel(ctx, SandboxExtendSignal)
 	releaseCh := workflow.GetSignalChannel(ctx, SandboxReleaseSignal)
+	reprovisionCh := workflow.GetSignalChannel(ctx, SandboxReprovisionSignal)
 	for {
 		tctx, cancel := workflow.WithCancel(ctx)
 		timer := workflow.NewTimer(tctx, w.state.ExpiresAt.Sub(workflow.Now(ctx)))
@@ -81,6 +104,12 @@ func (w *sandboxRun) waitForExpiryOrRelease(ctx workflow.Context) string {
 			w.state.Extended += add
 			w.state.Revision++
 		})
+		reprovision := false
+		sel.AddReceive(reprovisionCh, func(c workflow.ReceiveChannel, _ bool) {
+			var rp SandboxReprovision
+			c.Receive(ctx, &rp)
+			reprovision = true
+		})
 		sel.AddReceive(releaseCh, func(c workflow.ReceiveChannel, _ bool) {
 			var rel SandboxRelease
 			c.Receive(ctx, &rel)
@@ -91,6 +120,9 @@ func (w *sandboxRun) waitForExpiryOrRelease(ctx workflow.Context) string {
 		cancel()
 		if reason != "" {
 			return reason
+		}
+		if reprovision {
+			w.reprovision(ctx)
 		}
 		_ = w.record(ctx) // the mirror is best effort; the workflow is the authority
 	}

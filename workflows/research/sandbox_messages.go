@@ -16,6 +16,8 @@ type SandboxInput struct {
 	PublicKey    string
 	// TimeLimit is how long the sandbox lives unless extended or released.
 	TimeLimit time.Duration
+	// Port is the SSH port to keep when re-provisioning (0: any).
+	Port int `json:",omitempty"`
 }
 
 // SandboxEndpoint is what provisioning answers: where to SSH.
@@ -30,6 +32,11 @@ type SandboxEndpoint struct {
 // more than SandboxMaxExtend is capped.
 type SandboxExtend struct {
 	Seconds int
+}
+
+// SandboxReprovision asks for the machine to be brought back up.
+type SandboxReprovision struct {
+	Reason string
 }
 
 // SandboxRelease asks for teardown.

@@ -12,6 +12,10 @@ const (
 	SandboxExtendSignal = "sandbox-extend"
 	// SandboxReleaseSignal tears the sandbox down (payload SandboxRelease).
 	SandboxReleaseSignal = "sandbox-release"
+	// SandboxReprovisionSignal asks a running sandbox to make sure its
+	// machine is up (a restarted worker lost its local SSH servers); the
+	// endpoint may change (payload SandboxReprovision).
+	SandboxReprovisionSignal = "sandbox-reprovision"
 	// SandboxStateQuery returns the SandboxState.
 	SandboxStateQuery = "sandbox-state"
 	// ProvisionSandboxActivity creates the machine; idempotent per uid.

@@ -114,3 +114,8 @@ imagePullSecrets:
     secretName: {{ required "temporal.tls.existingSecret is required when temporal.tls.enabled" .Values.temporal.tls.existingSecret }}
 {{- end }}
 {{- end -}}
+
+{{/* Namespace of kubernetes sandbox Pods: configured, else the release's. */}}
+{{- define "gatehouse.sandboxNamespace" -}}
+{{- .Values.sandboxes.kubernetes.namespace | default .Release.Namespace -}}
+{{- end -}}

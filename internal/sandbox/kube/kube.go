@@ -4,11 +4,13 @@
 // working directory. It lives apart from package sandbox so only a
 // deployment that wires it in pays for client-go.
 //
-// Real cluster use: build a kubernetes.Interface from the worker's
-// in-cluster config (rest.InClusterConfig) or a kubeconfig, give the
-// worker's service account create/get/delete/list on pods in Namespace,
-// and make Pod IPs reachable from where agents connect (a VPN, or expose
-// each Pod through a LoadBalancer Service in front of it). Runs are not
+// Real cluster use: package sandbox/deploy builds the client from the
+// worker's in-cluster config (rest.InClusterConfig) or a kubeconfig
+// (GATEHOUSE_SANDBOX_KUBECONFIG); the worker's service account needs
+// create/get/delete/list on pods in Namespace (helm/gatehouse grants that
+// and projects a token into the worker alone when sandboxes.providers
+// includes kubernetes). Pod IPs must be reachable from where agents
+// connect (a VPN, or a LoadBalancer Service in front of each Pod). Runs are not
 // recorded by this provider: sandbox.runs and sandbox.terminal answer
 // unsupported for it.
 package kube
@@ -24,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/gatehouse/gatehouse/internal/sandbox"
 )
@@ -38,7 +41,12 @@ const (
 	// Workdir is the sandbox working directory inside the Pod.
 	Workdir = "/workspace"
 	// DefaultImage serves SSH for USER_NAME with PUBLIC_KEY on port 2222.
-	DefaultImage = "lscr.io/linuxserver/openssh-server:latest"
+	// It is a static build tag (never a moving one such as latest), so a
+	// sandbox Pod runs the image that was reviewed; production deployments
+	// may pin a digest instead (GATEHOUSE_SANDBOX_KUBE_IMAGE).
+	DefaultImage = "lscr.io/linuxserver/openssh-server:9.3_p2-r0-ls127"
+	// Region is the region kubernetes instance types are offered in.
+	Region = "cluster"
 	// LabelUID carries the sandbox uid on every Pod, for sweeping orphans.
 	LabelUID = "gatehouse.dev/sandbox-uid"
 	// gpuResource is the extended resource a GPU is requested as.
@@ -57,6 +65,31 @@ type Provider struct {
 	Namespace string
 	Image     string
 	Types     []sandbox.InstanceType
+	// ClientErr, when set, is why there is no Client in this process (the
+	// api has no cluster credentials; only the worker needs them): Options
+	// still answers, every call to the cluster answers ClientErr.
+	ClientErr error
+}
+
+// pods is the Pod client of Namespace, or ClientErr.
+func (p *Provider) pods() (typedcorev1.PodInterface, error) {
+	if p.Client == nil {
+		if p.ClientErr != nil {
+			return nil, p.ClientErr
+		}
+		return nil, errors.New("kube: no kubernetes client")
+	}
+	return p.Client.CoreV1().Pods(p.Namespace), nil
+}
+
+// DefaultTypes are the machine shapes offered unless a deployment sets
+// Types: limits a Pod is scheduled with.
+func DefaultTypes() []sandbox.InstanceType {
+	return []sandbox.InstanceType{
+		{Provider: Name, Name: "kube-small", CPU: 1, MemoryMB: 2048, Region: Region},
+		{Provider: Name, Name: "kube-medium", CPU: 4, MemoryMB: 16384, Region: Region},
+		{Provider: Name, Name: "kube-gpu-small", CPU: 8, MemoryMB: 32768, GPU: 1, GPUKind: "nvidia", Region: Region},
+	}
 }
 
 // Name implements sandbox.Provider.
@@ -67,7 +100,11 @@ func (p *Provider) Options() []sandbox.InstanceType { return p.Types }
 
 // Health implements sandbox.Provider: the namespace's Pods can be listed.
 func (p *Provider) Health(ctx context.Context) error {
-	_, err := p.Client.CoreV1().Pods(p.Namespace).List(ctx, metav1.ListOptions{Limit: 1, LabelSelector: LabelUID})
+	pods, err := p.pods()
+	if err != nil {
+		return err
+	}
+	_, err = pods.List(ctx, metav1.ListOptions{Limit: 1, LabelSelector: LabelUID})
 	return err
 }
 
@@ -120,7 +157,10 @@ func (p *Provider) RenderPod(spec sandbox.Spec) *corev1.Pod {
 // answers its endpoint when it runs, ErrNotReady before.
 func (p *Provider) Provision(ctx context.Context, spec sandbox.Spec) (sandbox.Endpoint, error) {
 	pod := p.RenderPod(spec)
-	pods := p.Client.CoreV1().Pods(p.Namespace)
+	pods, err := p.pods()
+	if err != nil {
+		return sandbox.Endpoint{}, err
+	}
 	if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return sandbox.Endpoint{}, fmt.Errorf("kube: create pod: %w", err)
 	}
@@ -136,7 +176,11 @@ func (p *Provider) Provision(ctx context.Context, spec sandbox.Spec) (sandbox.En
 
 // Destroy implements sandbox.Provider; a Pod already gone is destroyed.
 func (p *Provider) Destroy(ctx context.Context, uid string) error {
-	err := p.Client.CoreV1().Pods(p.Namespace).Delete(ctx, PodName(uid), metav1.DeleteOptions{})
+	pods, err := p.pods()
+	if err != nil {
+		return err
+	}
+	err = pods.Delete(ctx, PodName(uid), metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("kube: delete pod: %w", err)
 	}

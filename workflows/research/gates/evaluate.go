@@ -80,6 +80,9 @@ func Evaluate(status Status, f Facts) Decision {
 			if lv == Invalid {
 				d.Gate, d.NextAction = string(first.Evidence)+"_invalid", "fix_"+string(first.Evidence)+"_artifact"
 			}
+			if lv == Missing && first.ActiveGate != "" && f[EvSandboxRunning] == Satisfied {
+				d.Gate = first.ActiveGate
+			}
 		case KindReview:
 			d.ReviewEvidence, d.ReviewLevel = first.Evidence, lv
 			if lv == Started {

@@ -30,6 +30,10 @@ const (
 	EvDependencies     Evidence = "dependencies"
 	EvDesignReview     Evidence = "design_review"
 	EvExperimentReview Evidence = "experiment_review"
+	// EvSandboxRunning is not a requirement but a condition: Satisfied
+	// while a sandbox attached to the experiment is running. It turns a
+	// missing artifact row's Gate into its ActiveGate.
+	EvSandboxRunning Evidence = "sandbox_running"
 )
 
 // Kind says how a requirement's evidence is judged and reported.
@@ -57,6 +61,9 @@ type Requirement struct {
 	// InvalidGate and InvalidAction describe a dependencies row whose
 	// evidence failed (an artifact row derives them from its role).
 	InvalidGate, InvalidAction string
+	// ActiveGate, when set, replaces Gate for a missing artifact while a
+	// sandbox attached to the experiment runs (EvSandboxRunning).
+	ActiveGate string
 }
 
 // Forward is what a status offers once every requirement is satisfied.
@@ -125,7 +132,7 @@ var Table = []Stage{
 	{
 		Status: Running,
 		Requirements: []Requirement{
-			{Evidence: EvResult, Kind: KindArtifact, Gate: "execution_ready", NextAction: "run_experiment_and_retain_results", AllowedTools: append(append([]string{}, sandboxTools...), toolArtifact, toolTransition)},
+			{Evidence: EvResult, Kind: KindArtifact, Gate: "execution_ready", ActiveGate: "execution_active", NextAction: "run_experiment_and_retain_results", AllowedTools: append(append([]string{}, sandboxTools...), toolArtifact, toolTransition)},
 			{Evidence: EvReport, Kind: KindArtifact, Gate: "results_report_required", NextAction: "write_and_submit_results_report", AllowedTools: []string{toolArtifact}},
 			{Evidence: EvGraph, Kind: KindArtifact, Gate: "logic_graph_required", NextAction: "write_and_submit_logic_graph", AllowedTools: []string{toolArtifact}},
 		},
