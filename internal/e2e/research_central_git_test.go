@@ -241,6 +241,7 @@ func centralGitPublished(t *testing.T, s *Stack, g *centralGit) {
 	if c := gs["code"]; dig(c, "branch") != "work/explicit" || dig(c, "base_sha") != root || dig(c, "head_sha") != headOne || dig(c, "head_source") != "evidence" {
 		t.Fatalf("experiment one's code state: %v (root %s, head %s)", c, root, headOne)
 	}
+	recordResearchHistory(t, s, "research-experiment/"+one, "complete_with_code_evidence")
 	sn := a.must("workflow.status_and_next", map[string]any{"project_id": pid, "experiment_id": one})
 	if c := dig(sn["context"], "code"); dig(c, "branch") != "work/explicit" || dig(c, "head_sha") != headOne {
 		t.Fatalf("status_and_next must show the recorded code state: %v", c)
