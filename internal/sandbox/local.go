@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"os"
@@ -214,20 +215,49 @@ func (l *Local) Resolve(uid, rel string) (string, error) {
 	return full, nil
 }
 
-// ReadFile implements Inspector.
+// ReadFile implements Inspector. Resolve refuses bad paths early; the read
+// itself goes through readBeneath, so a symlink swapped in after the check
+// (sandbox commands run while the worker reads) still cannot leave the
+// working directory.
 func (l *Local) ReadFile(uid, rel string, max int64) ([]byte, error) {
-	p, err := l.Resolve(uid, rel)
-	if err != nil {
+	if _, err := l.Resolve(uid, rel); err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(p)
+	return readBeneath(l.Workdir(uid), filepath.Clean(filepath.FromSlash(rel)), max)
+}
+
+// readBeneath reads the regular file rel of dir through an os.Root, which
+// resolves every component beneath dir: a symlink or ".." that leads out
+// answers ErrPathOutside at open time, not at an earlier check.
+func readBeneath(dir, rel string, max int64) ([]byte, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotFound, err)
+	}
+	defer root.Close()
+	f, err := root.Open(rel)
+	if err != nil {
+		if strings.Contains(err.Error(), "escapes") {
+			return nil, fmt.Errorf("%w: %q", ErrPathOutside, rel)
+		}
+		return nil, fmt.Errorf("%w: %q", ErrNotFound, rel)
+	}
+	defer f.Close()
+	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%w: %q is not a regular file", ErrNotFound, rel)
 	}
 	if st.Size() > max {
 		return nil, fmt.Errorf("sandbox: %q is %d bytes, over the %d byte limit", rel, st.Size(), max)
 	}
-	return os.ReadFile(p)
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("sandbox: %q grew over the %d byte limit while read", rel, max)
+	}
+	return b, nil
 }
 
 // Files implements Inspector.

@@ -175,3 +175,34 @@ func TestLocal_CommandOverTimeLimitIsKilled(t *testing.T) {
 		t.Fatalf("after %v runs %+v", time.Since(start), runs)
 	}
 }
+
+// The read itself is confined, not only the check before it: a symlink
+// that a sandbox command swaps in after Resolve still cannot lead out.
+func TestReadBeneath_RefusesSymlinksOutAtOpenTime(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ok.txt"), []byte("fine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret"), filepath.Join(dir, "leak")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := readBeneath(dir, "ok.txt", 100); err != nil || string(b) != "fine" {
+		t.Fatalf("a file inside: %q %v", b, err)
+	}
+	for _, rel := range []string{"leak", filepath.Join("out", "secret"), filepath.Join("..", filepath.Base(outside), "secret")} {
+		if b, err := readBeneath(dir, rel, 100); !errors.Is(err, ErrPathOutside) {
+			t.Errorf("%s: read %q, err %v; want ErrPathOutside", rel, b, err)
+		}
+	}
+	if _, err := readBeneath(dir, "ok.txt", 2); err == nil {
+		t.Error("a file over the limit must be refused")
+	}
+}
