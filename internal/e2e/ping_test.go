@@ -41,6 +41,7 @@ func TestPing_RoundTripThroughAPIAndTemporal(t *testing.T) {
 	if _, ok := desc.WorkflowExecutionInfo.SearchAttributes.GetIndexedFields()["GatehouseKind"]; !ok {
 		t.Fatal("GatehouseKind search attribute not set")
 	}
+	writeHistory(t, s, out.WorkflowID, "platform/testdata/histories", "ping_round_trip")
 }
 
 func TestReadyz_NamesEachDependency(t *testing.T) {
@@ -113,6 +114,7 @@ func TestDev_RestartOnSameDataDirKeepsWorkflowsAndKeys(t *testing.T) {
 			if out.Message != "before restart" || out.Status != "completed" {
 				t.Fatalf("unexpected %+v", out)
 			}
+			writeHistory(t, second, h.WorkflowID, "platform/testdata/histories", "ping_held_across_restart")
 			return
 		}
 		if time.Now().After(deadline) {

@@ -14,8 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"gorm.io/gorm"
+
+	researchwf "github.com/gatehouse/gatehouse/workflows/research"
 )
 
 func digest(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
@@ -165,6 +168,7 @@ func TestStorage_ObjectUploadedFoundFetchedPinnedExpiredThroughMCP(t *testing.T)
 	agent.must("storage.object", map[string]any{"project_id": projectID, "object_id": objA, "action": "unpin"})
 	time.Sleep(2500 * time.Millisecond)
 	triggerSweep(t, s, func() bool { return status(objA) == "expired" })
+	recordSweepHistory(t, s, "sweep_expired_unpinned")
 
 	// Bad inputs: clear errors, no rows written.
 	before := countRows(t, db, "research_storage_objects")
@@ -192,4 +196,25 @@ func TestStorage_ObjectUploadedFoundFetchedPinnedExpiredThroughMCP(t *testing.T)
 	if after := countRows(t, db, "research_storage_objects"); after != before {
 		t.Fatalf("bad inputs wrote rows: %d → %d", before, after)
 	}
+}
+
+// recordSweepHistory writes the newest completed storage sweep's history
+// for the replay test when GATEHOUSE_RECORD_HISTORIES=1 (the schedule
+// names each run, so it is found by type).
+func recordSweepHistory(t *testing.T, s *Stack, name string) {
+	t.Helper()
+	if os.Getenv("GATEHOUSE_RECORD_HISTORIES") != "1" {
+		return
+	}
+	q := "WorkflowType = '" + researchwf.StorageSweepWorkflowName + "' AND ExecutionStatus = 'Completed'"
+	var id string
+	waitFor(t, 20*time.Second, func() bool {
+		page, err := s.Client(t).ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Query: q})
+		if err != nil || len(page.Executions) == 0 {
+			return false
+		}
+		id = page.Executions[0].GetExecution().GetWorkflowId()
+		return true
+	})
+	writeHistory(t, s, id, "research/testdata/sweep-histories", name)
 }
