@@ -144,7 +144,7 @@ func TestFault_DuplicateDeliveryStoresOneRecord(t *testing.T) {
 
 // withAgentKey mints an agent key and returns a view of s that calls with
 // it, so a test gets a FlyLab session of its own.
-func withAgentKey(t *testing.T, s *Stack, name string) *Stack {
+func withAgentKey(t testing.TB, s *Stack, name string) *Stack {
 	t.Helper()
 	r := s.Do(t, http.MethodPost, "/operator/v1/keys", s.OperatorToken, map[string]any{"role": "agent", "name": name})
 	var minted struct {
@@ -161,7 +161,7 @@ func withAgentKey(t *testing.T, s *Stack, name string) *Stack {
 
 // savePipeline runs, analyzes and compares the approved experiment and
 // returns save_fly_evidence arguments with operation_id op.
-func savePipeline(t *testing.T, s *Stack, c flyContract, a flyApproved, op string) map[string]any {
+func savePipeline(t testing.TB, s *Stack, c flyContract, a flyApproved, op string) map[string]any {
 	t.Helper()
 	call := func(tool string, args any) map[string]any { return flyTool(t, s, c, s.APIKey, tool, args) }
 	ran := call("run_fly_simulation", a.runArgs(a.rev, op+"-run"))

@@ -18,7 +18,7 @@ type flyApproved struct {
 // approveFlyExperiment drives a fresh FlyLab session through inspect →
 // find → draft → design (designArgs with edits applied) → operator
 // approve, and returns what run_fly_simulation needs.
-func approveFlyExperiment(t *testing.T, s *Stack, c flyContract, edits map[string]any) flyApproved {
+func approveFlyExperiment(t testing.TB, s *Stack, c flyContract, edits map[string]any) flyApproved {
 	t.Helper()
 	call := func(tool string, args any) map[string]any { return flyTool(t, s, c, s.APIKey, tool, args) }
 	cur := call("inspect_flylab_state", nil)

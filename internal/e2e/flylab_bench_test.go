@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sort"
 	"testing"
@@ -22,6 +23,16 @@ func (b flyBearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // latencies collects per-call durations and reports p50/p99 in ms.
 type latencies []time.Duration
+
+// p50 is the median duration (0 when empty).
+func (l latencies) p50() time.Duration {
+	if len(l) == 0 {
+		return 0
+	}
+	sorted := append(latencies(nil), l...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	return sorted[len(sorted)/2]
+}
 
 func (l latencies) report(b *testing.B) {
 	if len(l) == 0 {
@@ -58,7 +69,9 @@ func BenchmarkFlyLab_ToolCall(b *testing.B) {
 	sid, rev := env["page_session_id"].(string), env["state_revision"].(float64)
 
 	b.Run("find_via_mcp", func(b *testing.B) {
-		var l latencies
+		// The floor is timed in the same loop, call for call, so the
+		// ratio compares like with like on a machine whose load changes.
+		var l, floor latencies
 		for b.Loop() {
 			start := time.Now()
 			r, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "find_fly_circuits", Arguments: map[string]any{
@@ -68,8 +81,16 @@ func BenchmarkFlyLab_ToolCall(b *testing.B) {
 				b.Fatalf("call: %v %v", err, r)
 			}
 			rev = r.StructuredContent.(map[string]any)["state_revision"].(float64)
+			start = time.Now()
+			if _, err := science.SearchCircuits(science.SearchQuery{Query: "backward walking"}); err != nil {
+				b.Fatal(err)
+			}
+			floor = append(floor, time.Since(start))
 		}
 		l.report(b)
+		if f := floor.p50(); f > 0 {
+			b.ReportMetric(float64(l.p50())/float64(f), "x-in-process")
+		}
 	})
 	b.Run("inspect_via_mcp", func(b *testing.B) {
 		var l latencies
@@ -93,4 +114,30 @@ func BenchmarkFlyLab_ToolCall(b *testing.B) {
 		}
 		l.report(b)
 	})
+}
+
+// BenchmarkFlyLab_Pipeline measures the whole FlyLab pipeline through the
+// tools on the dev stack: inspect, find, draft, design, the operator's
+// approval (sent at once, so the human wait is excluded), run, analyze,
+// compare and save. Each iteration is a fresh agent (FlyLab keeps one
+// session per credential); minting its key is not timed.
+//
+//	go test -run '^$' -bench FlyLab_Pipeline -benchtime 5x ./internal/e2e/
+func BenchmarkFlyLab_Pipeline(b *testing.B) {
+	s := StartStack(b, StackOptions{})
+	c := loadFlyContract(b)
+	var l latencies
+	n := 0
+	for b.Loop() {
+		n++
+		via := withAgentKey(b, s, fmt.Sprintf("bench-pipeline-%d", n))
+		start := time.Now()
+		a := approveFlyExperiment(b, via, c, nil)
+		save := savePipeline(b, via, c, a, fmt.Sprintf("bench-%d", n))
+		mustOK(b, flyTool(b, via, c, via.APIKey, "save_fly_evidence", save))
+		l = append(l, time.Since(start))
+	}
+	if p := l.p50(); p > 0 {
+		b.ReportMetric(float64(p.Microseconds())/1000, "pipeline-p50-ms")
+	}
 }

@@ -25,7 +25,7 @@ type flyContract struct {
 	} `json:"tools"`
 }
 
-func loadFlyContract(t *testing.T) flyContract {
+func loadFlyContract(t testing.TB) flyContract {
 	t.Helper()
 	var c flyContract
 	if err := json.Unmarshal(contracts.FlyLabContractFile, &c); err != nil {
@@ -37,7 +37,7 @@ func loadFlyContract(t *testing.T) flyContract {
 // checkEnvelope fails the test unless env carries every field the contract
 // requires of a success (including the tool's data fields) or a failure,
 // and every provenance path resolves into data.
-func (c flyContract) checkEnvelope(t *testing.T, tool string, env map[string]any) {
+func (c flyContract) checkEnvelope(t testing.TB, tool string, env map[string]any) {
 	t.Helper()
 	ok, _ := env["ok"].(bool)
 	fields := c.Result.Failure
@@ -117,7 +117,7 @@ func keys(m map[string]any) []string {
 }
 
 // flyTool calls a tool over REST and checks the envelope.
-func flyTool(t *testing.T, s *Stack, c flyContract, token, tool string, args any) map[string]any {
+func flyTool(t testing.TB, s *Stack, c flyContract, token, tool string, args any) map[string]any {
 	t.Helper()
 	r := s.Do(t, http.MethodPost, "/v1/flylab/tools/"+tool, token, args)
 	if r.Status != http.StatusOK {
@@ -129,7 +129,7 @@ func flyTool(t *testing.T, s *Stack, c flyContract, token, tool string, args any
 	return env
 }
 
-func mustOK(t *testing.T, env map[string]any) map[string]any {
+func mustOK(t testing.TB, env map[string]any) map[string]any {
 	t.Helper()
 	if env["ok"] != true {
 		t.Fatalf("%v failed: %v", env["tool"], env["error"])
