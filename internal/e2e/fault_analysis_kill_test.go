@@ -44,7 +44,14 @@ func runAnalysisKill(t *testing.T, midRun bool) {
 	s := StartStack(t, StackOptions{NoWorker: true, Env: map[string]string{"GATEHOUSE_DATABASE_URL": dbURL}})
 	first := StartRoleProcess(t, "worker", s.WorkerEnv(dbURL))
 	c := loadFlyContract(t)
-	a := approveFlyExperiment(t, s, c, nil)
+	var edits map[string]any
+	if midRun {
+		// The largest trial the contract allows (3 conditions × 20
+		// replicates × 10 s): its analysis runs for long enough (a small
+		// one takes ~25 ms) that the kill reliably lands inside it.
+		edits = map[string]any{"replicates": 20, "trial_duration_ms": 10000, "duration_ms": 5000}
+	}
+	a := approveFlyExperiment(t, s, c, edits)
 	ran := flyTool(t, s, c, s.APIKey, "run_fly_simulation", a.runArgs(a.rev, "run-1"))
 	batchID := mustOK(t, ran)["id"].(string)
 	args := map[string]any{"page_session_id": a.sid, "expected_state_revision": ran["state_revision"], "batch_id": batchID, "metrics": mdnPanel}
@@ -54,6 +61,7 @@ func runAnalysisKill(t *testing.T, midRun bool) {
 		first.Kill()
 	}
 	result := make(chan map[string]any, 1)
+	sent := time.Now()
 	go func() {
 		deadline := time.Now().Add(3 * time.Minute)
 		for time.Now().Before(deadline) {
@@ -89,6 +97,7 @@ func runAnalysisKill(t *testing.T, midRun bool) {
 		}
 		first.Kill()
 		killed = time.Now()
+		t.Logf("analysis seen running %s after the call was sent; worker killed", killed.Sub(sent).Round(time.Millisecond))
 	} else {
 		time.Sleep(time.Second) // the request reaches the API with no worker alive
 	}
