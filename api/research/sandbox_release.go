@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"path"
 	"time"
 
@@ -100,7 +101,14 @@ func (s *Service) retentionChecklist(ctx context.Context, sb models.Sandbox) map
 			unpinned = append(unpinned, map[string]any{"object_id": o.ID, "name": o.Name, "path": p.Path, "expires_at": o.ExpiresAt})
 		}
 	}
-	if insp, err := s.inspector(sb); err == nil {
+	insp, err := s.inspector(sb)
+	var elsewhere *ToolError
+	if errors.As(err, &elsewhere) {
+		// Nothing could be checked: the checklist says so instead of
+		// looking empty.
+		item["outputs_unchecked"] = elsewhere.Message
+	}
+	if err == nil {
 		files, _ := insp.Files(sb.UID, checklistFiles)
 		for _, f := range files {
 			b, err := insp.ReadFile(sb.UID, f, s.checklistMaxBytes())

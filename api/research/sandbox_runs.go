@@ -37,7 +37,19 @@ func (s *Service) inspector(sb models.Sandbox) (sandbox.Inspector, error) {
 	if !ok {
 		return nil, errSandboxInspect
 	}
+	if h, ok := in.(interface{ Holds(string) bool }); ok && sb.Active() && !h.Holds(sb.UID) {
+		return nil, sandboxElsewhere(sb)
+	}
 	return in, nil
+}
+
+// sandboxElsewhere is the answer for a live local sandbox whose records
+// are on another host than this API process (api and worker split without
+// a shared data directory): say so, rather than show no runs or files.
+func sandboxElsewhere(sb models.Sandbox) *ToolError {
+	return toolErr("unavailable", "/sandbox_uid", "local sandbox %s keeps its runs and files on the host of the worker that "+
+		"provisioned it, which this API process cannot read: run the api and the worker on one host (as gatehouse dev does) "+
+		"or share GATEHOUSE_DATA_DIR between them, or use the kubernetes provider", sb.UID)
 }
 
 // sandboxFor decodes, checks access and picks the sandbox and its inspector.
@@ -51,6 +63,10 @@ func (s *Service) sandboxFor(ctx context.Context, c *Call) (sandboxArgs, models.
 		return in, sb, nil, err
 	}
 	insp, err := s.inspector(sb)
+	var elsewhere *ToolError
+	if errors.As(err, &elsewhere) {
+		return in, sb, nil, elsewhere
+	}
 	if err != nil {
 		return in, sb, nil, toolErr("unsupported", "/sandbox_uid", "provider %s does not record runs here", sb.Provider)
 	}

@@ -91,6 +91,18 @@ func (l *Local) dir(uid string) (string, error) {
 	return filepath.Join(l.Root, uid), nil
 }
 
+// Holds reports whether this host has sandbox uid's records: a local
+// sandbox lives on the host of the worker that provisioned it, so an API
+// process on another host has none.
+func (l *Local) Holds(uid string) bool {
+	dir, err := l.dir(uid)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(dir)
+	return err == nil
+}
+
 // Workdir is the working directory of sandbox uid: under Root, or under
 // the run-as work root when commands drop root (see RunAs).
 func (l *Local) Workdir(uid string) string {

@@ -1,0 +1,38 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse/models/platform"
+	models "github.com/gatehouse/gatehouse/models/research"
+)
+
+// A live local sandbox whose records are on another host (api and worker
+// split, no shared data directory) answers a clear "unavailable" naming
+// the fix, instead of looking like a sandbox with no runs or files; the
+// release checklist says its outputs could not be checked.
+func TestSandboxRuns_LocalSandboxOnAnotherHostIsUnavailableNotEmpty(t *testing.T) {
+	s, _ := kubeService(t)
+	now := time.Now().UTC()
+	sb := models.Sandbox{UID: "sbx_elsewhere01", ProjectID: "prj_k", Provider: "local", InstanceType: "local-small",
+		PublicKey: "k", Status: models.SandboxRunning, SSHHost: "127.0.0.1", SSHPort: 2222, ExpiresAt: now.Add(time.Hour),
+		CreatedAt: now, UpdatedAt: now}
+	if err := s.DB.Create(&sb).Error; err != nil {
+		t.Fatal(err)
+	}
+	agent := platform.Principal{CredentialID: "a", Role: platform.RoleAgent, AllProjects: true}
+	for _, tool := range []string{"sandbox.runs", "sandbox.terminal"} {
+		_, terr := s.Invoke(context.Background(), agent, tool, json.RawMessage(`{"project_id":"prj_k","sandbox_uid":"sbx_elsewhere01"}`))
+		if terr == nil || terr.Code != "unavailable" || !strings.Contains(terr.Message, "GATEHOUSE_DATA_DIR") {
+			t.Fatalf("%s of a sandbox held by another host: %+v", tool, terr)
+		}
+	}
+	item := s.retentionChecklist(context.Background(), sb)
+	if msg, _ := item["outputs_unchecked"].(string); !strings.Contains(msg, "cannot read") {
+		t.Fatalf("release checklist must say the outputs were not checked: %v", item)
+	}
+}
