@@ -8,8 +8,8 @@ import (
 // mountConsole registers the operator console. Its pages read each domain
 // through the adapters of console.DomainSources; a domain this deployment
 // does not have shows as not available.
-func mountConsole(r *rest.Router, d Deps) error {
-	sources, err := console.DomainSources(d)
+func mountConsole(r *rest.Router, d Deps, svc *services) error {
+	sources, err := console.DomainSources(d, console.Services{FlyLab: svc.flylab, Flywheel: svc.flywheel, Research: svc.research})
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 )
 
 // mountFlyLab registers the FlyLab tools (MCP, REST, published documents, operator approval).
-func mountFlyLab(r *rest.Router, d Deps) error {
-	return flylab.Mount(r, d)
+func mountFlyLab(r *rest.Router, d Deps, svc *services) error {
+	flylab.MountService(r, d, svc.flylab)
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 )
 
 // mountResearch registers the research tools (MCP and REST).
-func mountResearch(r *rest.Router, d Deps) error {
-	return research.Mount(r, d, Version)
+func mountResearch(r *rest.Router, d Deps, svc *services) error {
+	research.MountService(r, d, svc.research, Version)
+	return nil
 }

@@ -45,8 +45,12 @@ func New(d Deps) (*Server, error) {
 	checks := platform.DependencyChecks(d.DB, d.Temporal, d.Config.TemporalNamespace)
 	metrics := promhttp.HandlerFor(d.Telemetry.Registry, promhttp.HandlerOpts{})
 	platform.Routes(r, d.DB, platform.Pinger{Temporal: d.Temporal, TaskQueue: d.Config.TaskQueue}, checks, metrics)
-	for _, mount := range []func(*rest.Router, Deps) error{mountFlyLab, mountFlywheel, mountResearch, mountConsole} {
-		if err := mount(r, d); err != nil {
+	svc, err := newServices(d)
+	if err != nil {
+		return nil, err
+	}
+	for _, mount := range []func(*rest.Router, Deps, *services) error{mountFlyLab, mountFlywheel, mountResearch, mountConsole} {
+		if err := mount(r, d, svc); err != nil {
 			return nil, err
 		}
 	}

@@ -11,13 +11,20 @@ import (
 	"github.com/gatehouse/gatehouse/models/platform"
 )
 
-// Mount registers every FlyLab route: the tools (MCP and JSON), the
-// published documents, the evidence download and the operator endpoints.
+// Mount builds the FlyLab service and registers its routes.
 func Mount(r *rest.Router, d rest.Deps) error {
 	svc, err := NewService(d)
 	if err != nil {
 		return err
 	}
+	MountService(r, d, svc)
+	return nil
+}
+
+// MountService registers every FlyLab route served by svc: the tools (MCP
+// and JSON), the published documents, the evidence download and the
+// operator endpoints.
+func MountService(r *rest.Router, d rest.Deps, svc *Service) {
 	agent := rest.Require(d.DB, platform.RoleAgent)
 	operator := rest.Require(d.DB, platform.RoleOperator)
 	either := rest.Require(d.DB, platform.RoleAgent, platform.RoleOperator)
@@ -58,7 +65,6 @@ func Mount(r *rest.Router, d rest.Deps) error {
 	r.Undocumented(http.MethodGet, "/flylab-tool-contracts.json", "published FlyLab document", docs.contract)
 	r.Undocumented(http.MethodGet, models.ExportSchemaPath, "published FlyLab document", docs.schema)
 	r.Undocumented(http.MethodGet, "/agent", "published FlyLab document (HTML)", docs.agentPage)
-	return nil
 }
 
 func (s *Service) listTools(c *gin.Context) {

@@ -17,13 +17,19 @@ import (
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 )
 
-// Mount registers /mcp/research, the REST mirror, the artifact upload URL
-// and the operator console's research reads.
+// Mount builds the research service and registers its routes.
 func Mount(r *rest.Router, d rest.Deps, version string) error {
 	s, err := NewService(d)
 	if err != nil {
 		return err
 	}
+	MountService(r, d, s, version)
+	return nil
+}
+
+// MountService registers /mcp/research, the REST mirror, the artifact
+// upload URL and the operator console's research reads, served by s.
+func MountService(r *rest.Router, d rest.Deps, s *Service, version string) {
 	authn := rest.Require(d.DB, platform.RoleAgent, platform.RoleOperator)
 	mcpH := MCPHandler(s, version)
 	for _, m := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
@@ -45,7 +51,6 @@ func Mount(r *rest.Router, d rest.Deps, version string) error {
 	r.Handle(http.MethodPost, "/operator/v1/research/reviews/:id/verdict", rest.Op{Summary: "Answer a human review request (the same operation as review.start + review.submit)",
 		Tag: "operator", Auth: []string{rest.RoleOperator}, Request: map[string]any{"type": "object", "required": []string{"verdict", "synopsis"}},
 		Responses: map[int]string{200: "verdict recorded", 400: "invalid input", 403: "forbidden", 404: "not found", 409: "conflict", 410: "expired"}}, op, s.answerHumanReviewHTTP)
-	return nil
 }
 
 func (s *Service) listTools(c *gin.Context) {
