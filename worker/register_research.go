@@ -16,7 +16,6 @@ import (
 
 	researchact "github.com/gatehouse/gatehouse/activities/research"
 	"github.com/gatehouse/gatehouse/internal/config"
-	"github.com/gatehouse/gatehouse/internal/sandbox/deploy"
 	researchwf "github.com/gatehouse/gatehouse/workflows/research"
 )
 
@@ -29,12 +28,7 @@ func registerResearch(r sdkworker.Registry, deps Dependencies) {
 	storage := &researchact.StorageActivities{DB: deps.DB, Blobs: deps.Blobs, Log: deps.Log}
 	r.RegisterActivityWithOptions(storage.SweepStorage, activity.RegisterOptions{Name: researchwf.SweepStorageActivity})
 	r.RegisterWorkflowWithOptions(researchwf.Sandbox, workflow.RegisterOptions{Name: researchwf.SandboxWorkflowName})
-	providers, err := deploy.Shared(deps.Config)
-	if err != nil && deps.Log != nil {
-		// Kept as unavailable providers: requests and health checks say why.
-		deps.Log.Error("sandbox providers unavailable", "err", err)
-	}
-	sbx := &researchact.SandboxActivities{DB: deps.DB, Providers: providers}
+	sbx := sandboxActivities(deps)
 	r.RegisterActivityWithOptions(sbx.ProvisionSandbox, activity.RegisterOptions{Name: researchwf.ProvisionSandboxActivity})
 	r.RegisterActivityWithOptions(sbx.DestroySandbox, activity.RegisterOptions{Name: researchwf.DestroySandboxActivity})
 	r.RegisterActivityWithOptions(sbx.RecordSandbox, activity.RegisterOptions{Name: researchwf.RecordSandboxActivity})

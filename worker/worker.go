@@ -22,14 +22,25 @@ type Dependencies struct {
 	Blobs  blobstore.Store
 	Config config.Config
 	Log    *slog.Logger
+	// HostQueue is this host's task queue (see HostQueue); empty: none,
+	// as for a replayer.
+	HostQueue string
 }
 
 // New creates a worker on taskQueue with every workflow and activity
-// registered. The caller starts and stops it.
+// registered and, when deps.HostQueue is set, a second one polling it
+// with only the sandbox activities that touch a machine, so a local
+// sandbox's activities reach the host holding it. The one Worker returned
+// starts and stops both; the caller starts and stops it.
 func New(c client.Client, taskQueue string, deps Dependencies) sdkworker.Worker {
 	w := sdkworker.New(c, taskQueue, sdkworker.Options{})
 	Register(w, deps)
-	return w
+	if deps.HostQueue == "" {
+		return w
+	}
+	host := sdkworker.New(c, deps.HostQueue, sdkworker.Options{})
+	registerSandboxHost(host, deps)
+	return &hostWorkers{Worker: w, host: host}
 }
 
 // Register adds every workflow and activity to a registry (a worker or a

@@ -17,11 +17,16 @@ import (
 type SandboxActivities struct {
 	DB        *gorm.DB
 	Providers sandbox.Providers
+	// HostQueue is the task queue only this worker host polls; a local
+	// sandbox provisioned here answers it, so the workflow sends the
+	// machine's later activities back to this host.
+	HostQueue string
 }
 
 // ProvisionSandbox creates the machine; providers make it idempotent per
 // uid, so a retry answers the same endpoint. It also re-provisions a
 // running sandbox whose machine a restart lost (in.Port: the port to keep).
+// A local sandbox's endpoint names this host's queue (HostQueue).
 func (a *SandboxActivities) ProvisionSandbox(ctx context.Context, in wf.SandboxInput) (wf.SandboxEndpoint, error) {
 	p, err := a.Providers.Get(in.Provider)
 	if err != nil {
@@ -35,7 +40,11 @@ func (a *SandboxActivities) ProvisionSandbox(ctx context.Context, in wf.SandboxI
 	if err != nil {
 		return wf.SandboxEndpoint{}, err
 	}
-	return wf.SandboxEndpoint{Host: ep.Host, Port: ep.Port, User: ep.User, Workdir: ep.Workdir}, nil
+	out := wf.SandboxEndpoint{Host: ep.Host, Port: ep.Port, User: ep.User, Workdir: ep.Workdir}
+	if p.Name() == sandbox.LocalName {
+		out.HostQueue = a.HostQueue
+	}
+	return out, nil
 }
 
 // DestroySandbox destroys the machine; destroying a gone one succeeds.

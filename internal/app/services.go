@@ -33,7 +33,11 @@ type services struct {
 }
 
 func (s *services) startWorker() error {
-	w := worker.New(s.temporal, s.cfg.TaskQueue, worker.Dependencies{DB: s.db, Blobs: s.blobs, Config: s.cfg, Log: s.log})
+	hostQueue, err := worker.HostQueue(s.cfg)
+	if err != nil {
+		return err
+	}
+	w := worker.New(s.temporal, s.cfg.TaskQueue, worker.Dependencies{DB: s.db, Blobs: s.blobs, Config: s.cfg, Log: s.log, HostQueue: hostQueue})
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}

@@ -39,6 +39,10 @@ type Config struct {
 	TemporalUIURL string
 	// TaskQueue is the Temporal task queue the worker polls.
 	TaskQueue string
+	// WorkerHostID names this host in its host task queue
+	// (<TaskQueue>-host-<id>), where the activities of the local sandboxes
+	// it holds run; empty: the sanitized hostname.
+	WorkerHostID string
 	// WorkerHealthAddr is where the worker role serves /healthz, /readyz
 	// and /metrics; empty serves nothing.
 	WorkerHealthAddr string
@@ -166,6 +170,7 @@ var Vars = []Var{
 	{"GATEHOUSE_TEMPORAL_TLS_KEY", "", "mTLS client key file for Temporal"},
 	{"GATEHOUSE_TEMPORAL_UI_URL", "", "Temporal Web UI base URL for console links"},
 	{"GATEHOUSE_TASK_QUEUE", "gatehouse", "Temporal task queue"},
+	{"GATEHOUSE_WORKER_HOST_ID", "", "host id of the worker's host task queue (local sandboxes); empty: the sanitized hostname"},
 	{"GATEHOUSE_WORKER_HEALTH_ADDR", "", "worker role's /healthz, /readyz and /metrics listen address; empty: none"},
 	{"GATEHOUSE_DEV_TEMPORAL_ADDR", "127.0.0.1:7233", "embedded Temporal frontend (dev)"},
 	{"GATEHOUSE_DEV_UI_ADDR", "127.0.0.1:8233", "embedded Temporal Web UI (dev)"},
@@ -228,6 +233,7 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 		TemporalUIURL:          r.str("GATEHOUSE_TEMPORAL_UI_URL", ""),
 		TaskQueue:              r.str("GATEHOUSE_TASK_QUEUE", "gatehouse"),
 		WorkerHealthAddr:       r.str("GATEHOUSE_WORKER_HEALTH_ADDR", ""),
+		WorkerHostID:           r.str("GATEHOUSE_WORKER_HOST_ID", ""),
 		DevTemporalAddr:        r.str("GATEHOUSE_DEV_TEMPORAL_ADDR", "127.0.0.1:7233"),
 		DevUIAddr:              r.str("GATEHOUSE_DEV_UI_ADDR", "127.0.0.1:8233"),
 		DevAPIKey:              r.str("GATEHOUSE_DEV_API_KEY", ""),

@@ -85,5 +85,5 @@ func TestSandbox_LocalSandboxSurvivesAWorkerRestart(t *testing.T) {
 	if rel["status"] != "terminated" {
 		t.Fatalf("release after restart: %v", rel)
 	}
-	recordSandboxHistory(t, s, uid, "local-reprovisioned-after-worker-restart")
+	recordSandboxHistory(t, s, uid, "local-reprovisioned-after-worker-restart-host-queue")
 }

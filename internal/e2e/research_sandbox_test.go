@@ -193,7 +193,7 @@ func TestSandbox_LocalSandboxOverSSHRunsPullExtendReleaseThroughMCP(t *testing.T
 	if sb := agent.must("workflow.status_and_next", map[string]any{"project_id": pid, "experiment_id": exp})["sandbox"]; dig(sb, "active") != false {
 		t.Fatalf("status_and_next after release: %v", sb)
 	}
-	recordSandboxHistory(t, s, uidA, "local-request-extend-release")
+	recordSandboxHistory(t, s, uidA, "local-request-extend-release-host-queue")
 }
 
 // recordSandboxHistory waits for the sandbox workflow to close and, when

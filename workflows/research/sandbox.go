@@ -1,6 +1,7 @@
 package research
 
 import (
+	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -12,13 +13,19 @@ import (
 type sandboxRun struct {
 	in    SandboxInput
 	state SandboxState
+	// pinned: this run keeps the host queue provisioning answers and runs
+	// the machine's later activities there (SandboxHostQueueChange).
+	pinned bool
 }
 
 // Sandbox is the workflow behind sandbox/<uid>. Provisioning and teardown
 // are retried activities; the time limit is a durable timer that
 // SandboxExtendSignal moves; expiry or SandboxReleaseSignal tears down.
 // A teardown that keeps failing leaves the sandbox cleanup_pending while
-// it is retried without limit.
+// it is retried without limit. A local sandbox lives on the worker host
+// that provisioned it: its re-provisioning and teardown run on that
+// host's task queue, and a host that never polls again ends the sandbox
+// cleanup_pending instead of holding teardown forever.
 func Sandbox(ctx workflow.Context, in SandboxInput) (SandboxState, error) {
 	w := &sandboxRun{in: in, state: SandboxState{UID: in.UID, Status: SandboxProvisioning}}
 	if err := w.setup(ctx); err != nil {
@@ -37,6 +44,7 @@ func (w *sandboxRun) setup(ctx workflow.Context) error {
 }
 
 func (w *sandboxRun) run(ctx workflow.Context) (SandboxState, error) {
+	w.pinned = workflow.GetVersion(ctx, SandboxHostQueueChange, workflow.DefaultVersion, 1) >= 1
 	if err := w.record(ctx); err != nil {
 		return w.state, err
 	}
@@ -47,13 +55,14 @@ func (w *sandboxRun) run(ctx workflow.Context) (SandboxState, error) {
 		w.state.Status = SandboxFailed
 		return w.state, w.record(ctx)
 	}
-	w.state.Status, w.state.Endpoint = SandboxRunning, ep
+	w.state.Status, w.state.Endpoint = SandboxRunning, w.kept(ep)
 	if err := w.record(ctx); err != nil {
 		return w.state, err
 	}
 	w.state.EndReason = w.waitForExpiryOrRelease(ctx)
-	w.teardown(ctx)
-	w.state.Status = SandboxTerminated
+	if w.teardown(ctx) {
+		w.state.Status = SandboxTerminated
+	}
 	return w.state, w.record(ctx)
 }
 
@@ -73,14 +82,33 @@ func (w *sandboxRun) reprovision(ctx workflow.Context) {
 	in := w.in
 	in.Port = w.state.Endpoint.Port
 	var ep SandboxEndpoint
-	if err := workflow.ExecuteActivity(provisionOptions(ctx), ProvisionSandboxActivity, in).Get(ctx, &ep); err != nil {
+	if err := workflow.ExecuteActivity(w.onHost(provisionOptions(ctx), SandboxHostPickup), ProvisionSandboxActivity, in).Get(ctx, &ep); err != nil {
 		workflow.GetLogger(ctx).Warn("sandbox re-provisioning failed", "uid", w.in.UID, "err", err)
 		return
 	}
-	if ep != w.state.Endpoint {
+	if ep = w.kept(ep); ep != w.state.Endpoint {
 		w.state.Endpoint = ep
 		w.state.Revision++
 	}
+}
+
+// kept is the endpoint as this run keeps it: a run from before
+// SandboxHostQueueChange drops the host queue, so it schedules as it did.
+func (w *sandboxRun) kept(ep SandboxEndpoint) SandboxEndpoint {
+	if !w.pinned {
+		ep.HostQueue = ""
+	}
+	return ep
+}
+
+// onHost sends an activity that touches the machine to the host queue of
+// the worker holding it, waiting at most pickup for that host to poll;
+// without a host queue (not local, or an older run) ctx is unchanged.
+func (w *sandboxRun) onHost(ctx workflow.Context, pickup time.Duration) workflow.Context {
+	if w.state.Endpoint.HostQueue == "" {
+		return ctx
+	}
+	return workflow.WithScheduleToStartTimeout(workflow.WithTaskQueue(ctx, w.state.Endpoint.HostQueue), pickup)
 }
 
 // waitForExpiryOrRelease waits on the time-limit timer, restarting it
@@ -138,25 +166,34 @@ func ExtendBy(seconds int) time.Duration {
 }
 
 // teardown destroys the machine: a few quick attempts, then, if they all
-// fail, cleanup_pending and retries without limit.
-func (w *sandboxRun) teardown(ctx workflow.Context) {
+// fail, cleanup_pending and retries without limit. It answers whether the
+// machine is gone: false only when a destroy on a host queue finally
+// fails (the host holding a local sandbox did not poll for
+// SandboxHostGiveUp), which leaves it cleanup_pending with the reason as
+// the error.
+func (w *sandboxRun) teardown(ctx workflow.Context) bool {
 	in := SandboxDestroy{UID: w.in.UID, Provider: w.in.Provider}
-	quick := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	quick := w.onHost(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 4},
-	})
+	}), SandboxHostPickup)
 	err := workflow.ExecuteActivity(quick, DestroySandboxActivity, in).Get(ctx, nil)
 	if err == nil {
-		return
+		return true
 	}
 	w.state.Status, w.state.Error = SandboxCleanupPending, err.Error()
 	_ = w.record(ctx)
-	patient := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	patient := w.onHost(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 30 * time.Second, BackoffCoefficient: 2, MaximumInterval: 10 * time.Minute},
-	})
-	_ = workflow.ExecuteActivity(patient, DestroySandboxActivity, in).Get(ctx, nil)
+	}), SandboxHostGiveUp)
+	err = workflow.ExecuteActivity(patient, DestroySandboxActivity, in).Get(ctx, nil)
+	if err != nil && w.state.Endpoint.HostQueue != "" {
+		w.state.Error = fmt.Sprintf("destroy not confirmed: host queue %s: %v", w.state.Endpoint.HostQueue, err)
+		return false
+	}
 	w.state.Error = ""
+	return true
 }
 
 // record mirrors the state into the database row.

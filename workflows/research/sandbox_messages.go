@@ -26,6 +26,10 @@ type SandboxEndpoint struct {
 	Port    int
 	User    string
 	Workdir string
+	// HostQueue is the host task queue of the worker that holds a local
+	// sandbox (its SSH server and files): re-provisioning and teardown run
+	// there. Empty for providers any worker can reach.
+	HostQueue string `json:",omitempty"`
 }
 
 // SandboxExtend asks for more time; Seconds ≤ 0 means the default, and

@@ -33,6 +33,20 @@ const (
 	SandboxMaxExtend = 30 * time.Minute
 	// SandboxDefaultTimeLimit is a sandbox's time limit when none is asked.
 	SandboxDefaultTimeLimit = time.Hour
+
+	// SandboxHostQueueChange is the workflow.GetVersion change ID under
+	// which a local sandbox's later activities run on its host task queue.
+	SandboxHostQueueChange = "sandbox-host-queue"
+	// SandboxHostQueueSuffix joins the shared task queue and a host id
+	// into a host task queue: <task queue>-host-<host id>.
+	SandboxHostQueueSuffix = "-host-"
+	// SandboxHostPickup bounds how long a re-provision or a quick destroy
+	// waits for the holding host to poll (ScheduleToStartTimeout).
+	SandboxHostPickup = time.Minute
+	// SandboxHostGiveUp bounds how long a cleanup_pending destroy waits
+	// for the holding host to come back before the workflow ends with the
+	// sandbox left cleanup_pending on that host.
+	SandboxHostGiveUp = 24 * time.Hour
 )
 
 // Sandbox statuses, the same words as the tool surface.
