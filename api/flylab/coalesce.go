@@ -22,9 +22,10 @@ type coalescer struct {
 
 // flight is one Update in progress and, once done closes, its result.
 type flight struct {
-	done chan struct{}
-	out  wf.ToolOutcome
-	err  error
+	done    chan struct{}
+	out     wf.ToolOutcome
+	err     error
+	joiners int // copies waiting on this flight (guarded by coalescer.mu)
 }
 
 // do runs send once per key at a time. A copy that joined a flight gets
@@ -36,6 +37,7 @@ func (c *coalescer) do(ctx context.Context, key string, send func() (wf.ToolOutc
 		c.calls = map[string]*flight{}
 	}
 	if f, ok := c.calls[key]; ok {
+		f.joiners++
 		c.mu.Unlock()
 		select {
 		case <-f.done:
@@ -62,4 +64,14 @@ func (c *coalescer) do(ctx context.Context, key string, send func() (wf.ToolOutc
 	c.mu.Unlock()
 	close(f.done)
 	return f.out, f.err
+}
+
+// joined is how many copies wait on key's flight now (0 when none flies).
+func (c *coalescer) joined(key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f, ok := c.calls[key]; ok {
+		return f.joiners
+	}
+	return 0
 }

@@ -32,7 +32,9 @@ func TestCoalescer_ConcurrentCopiesSendOnceAndReplay(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(50 * time.Millisecond) // let every copy join the flight
+	for c.joined("k") < copies-1 { // every other copy waits on the first
+		time.Sleep(time.Millisecond)
+	}
 	close(release)
 	wg.Wait()
 	if n := sends.Load(); n != 1 {
@@ -82,7 +84,9 @@ func TestCoalescer_JoinerResendsWhenTheSenderWasCancelled(t *testing.T) {
 		}
 		done <- out
 	}()
-	time.Sleep(20 * time.Millisecond)
+	for c.joined("k") < 1 {
+		time.Sleep(time.Millisecond)
+	}
 	cancel()
 	if out := <-done; out.ResultKey != "own" {
 		t.Fatalf("a joiner whose sender gave up must send its own call: %+v", out)

@@ -18,6 +18,14 @@ type slowTemporal struct {
 	mu      sync.Mutex
 	got     map[string][]wf.LeaseUpdate
 	release chan struct{}
+	waiting int // signals blocked on release
+}
+
+// blocked is how many signals wait on release now.
+func (s *slowTemporal) blocked() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.waiting
 }
 
 func (s *slowTemporal) ExecuteWorkflow(context.Context, client.StartWorkflowOptions, any, ...any) (client.WorkflowRun, error) {
@@ -25,9 +33,13 @@ func (s *slowTemporal) ExecuteWorkflow(context.Context, client.StartWorkflowOpti
 }
 
 func (s *slowTemporal) SignalWorkflow(_ context.Context, id, _, _ string, arg any) error {
+	s.mu.Lock()
+	s.waiting++
+	s.mu.Unlock()
 	<-s.release
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.waiting--
 	s.got[id] = append(s.got[id], arg.(wf.LeaseUpdate))
 	return nil
 }
@@ -41,7 +53,9 @@ func TestHeartbeatSignaller_CoalescesToTheNewestLeaseState(t *testing.T) {
 	for i := range signalWorkers {
 		s.enqueue(string(rune('a'+i)), wf.LeaseUpdate{Epoch: 1, ExpiresAt: base})
 	}
-	time.Sleep(50 * time.Millisecond)
+	for tc.blocked() < signalWorkers { // every worker is busy: "hot" must queue
+		time.Sleep(time.Millisecond)
+	}
 	for i := 1; i <= 50; i++ {
 		s.enqueue("hot", wf.LeaseUpdate{Epoch: 1, ExpiresAt: base.Add(time.Duration(i) * time.Second)})
 	}
