@@ -68,7 +68,7 @@ func sandboxActivities(deps Dependencies) *researchact.SandboxActivities {
 		// Kept as unavailable providers: requests and health checks say why.
 		deps.Log.Error("sandbox providers unavailable", "err", err)
 	}
-	return &researchact.SandboxActivities{DB: deps.DB, Providers: providers, HostQueue: deps.HostQueue}
+	return &researchact.SandboxActivities{DB: deps.DB, Providers: providers, HostQueue: deps.HostQueue, Temporal: deps.Temporal}
 }
 
 // hostWorkers is the shared task queue's worker and this host's queue

@@ -25,6 +25,9 @@ type Dependencies struct {
 	// HostQueue is this host's task queue (see HostQueue); empty: none,
 	// as for a replayer.
 	HostQueue string
+	// Temporal lets activities signal workflows (New sets it to the
+	// worker's client).
+	Temporal client.Client
 }
 
 // New creates a worker on taskQueue with every workflow and activity
@@ -33,6 +36,9 @@ type Dependencies struct {
 // sandbox's activities reach the host holding it. The one Worker returned
 // starts and stops both; the caller starts and stops it.
 func New(c client.Client, taskQueue string, deps Dependencies) sdkworker.Worker {
+	if deps.Temporal == nil {
+		deps.Temporal = c
+	}
 	w := sdkworker.New(c, taskQueue, sdkworker.Options{})
 	Register(w, deps)
 	if deps.HostQueue == "" {

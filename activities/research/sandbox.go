@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"gorm.io/gorm"
 
@@ -21,6 +22,9 @@ type SandboxActivities struct {
 	// sandbox provisioned here answers it, so the workflow sends the
 	// machine's later activities back to this host.
 	HostQueue string
+	// Temporal tells an attached experiment when its sandbox starts or
+	// stops running (nil: nobody is told, as in replay and unit tests).
+	Temporal client.Client
 }
 
 // ProvisionSandbox creates the machine; providers make it idempotent per
@@ -56,8 +60,21 @@ func (a *SandboxActivities) DestroySandbox(ctx context.Context, in wf.SandboxDes
 	return p.Destroy(ctx, in.UID)
 }
 
-// RecordSandbox mirrors the workflow's state into the sandbox row.
+// RecordSandbox mirrors the workflow's state into the sandbox row, then
+// tells the experiment it is attached to whether it runs (the
+// execution_active gate). Both steps are idempotent, so a retry repeats
+// them harmlessly.
 func (a *SandboxActivities) RecordSandbox(ctx context.Context, r wf.SandboxRecord) error {
-	return models.MirrorSandbox(ctx, a.DB, models.SandboxUpdate{UID: r.UID, Status: r.Status, Host: r.Endpoint.Host,
-		Port: r.Endpoint.Port, User: r.Endpoint.User, Workdir: r.Endpoint.Workdir, ExpiresAt: r.ExpiresAt, Error: r.Error}, time.Now().UTC())
+	if err := models.MirrorSandbox(ctx, a.DB, models.SandboxUpdate{UID: r.UID, Status: r.Status, Host: r.Endpoint.Host,
+		Port: r.Endpoint.Port, User: r.Endpoint.User, Workdir: r.Endpoint.Workdir, ExpiresAt: r.ExpiresAt, Error: r.Error}, time.Now().UTC()); err != nil {
+		return err
+	}
+	if a.Temporal == nil {
+		return nil
+	}
+	var sb models.Sandbox
+	if err := a.DB.WithContext(ctx).Where("uid = ?", r.UID).Take(&sb).Error; err != nil {
+		return err
+	}
+	return wf.NotifySandboxActivity(ctx, a.Temporal, sb.ExperimentID, r.UID, r.Status == models.SandboxRunning)
 }

@@ -277,6 +277,18 @@ func sandboxAttach(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := models.AttachSandbox(ctx, s.DB, in.ProjectID, sb.UID, in.ExperimentID); err != nil {
 		return nil, err
 	}
+	// The experiments' gates follow (execution_active). The row is the
+	// authority for status_and_next, so a failed signal is logged, not
+	// answered: the sandbox's next recorded change repeats it.
+	running := sb.Status == models.SandboxRunning
+	if sb.ExperimentID != in.ExperimentID {
+		if err := wf.NotifySandboxActivity(ctx, s.Temporal, sb.ExperimentID, sb.UID, false); err != nil {
+			s.Log.Warn("sandbox detach not signalled", "sandbox_uid", sb.UID, "experiment_id", sb.ExperimentID, "err", err)
+		}
+	}
+	if err := wf.NotifySandboxActivity(ctx, s.Temporal, in.ExperimentID, sb.UID, running); err != nil {
+		s.Log.Warn("sandbox attach not signalled", "sandbox_uid", sb.UID, "experiment_id", in.ExperimentID, "err", err)
+	}
 	sb.ExperimentID = in.ExperimentID
 	return map[string]any{"attached": true, "sandbox": sandboxView(sb)}, nil
 }

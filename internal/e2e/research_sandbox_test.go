@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/converter"
 	"golang.org/x/crypto/ssh"
+
+	researchwf "github.com/gatehouse/gatehouse/workflows/research"
 )
 
 // sandboxKey is a fresh ed25519 key: its signer and authorized_keys line.
@@ -270,8 +273,37 @@ func TestSandbox_RunningSandboxMakesTheRunningExperimentExecutionActive(t *testi
 	if gate != "execution_active" || dig(st, "workflow", "next_action") != "run_experiment_and_retain_results" || dig(st, "sandbox", "active") != true {
 		t.Fatalf("gate with an attached running sandbox: %v %v", st["workflow"], st["sandbox"])
 	}
+	// The experiment's workflow is told too: its GatehouseGate search
+	// attribute (what the Temporal UI filters on) follows.
+	waitForGateAttribute(t, s, exp, "execution_active")
 	agent.must("sandbox.release", map[string]any{"project_id": pid, "experiment_id": exp, "confirm_retained": true})
 	if gate, st := gateOf(agent, pid, exp); gate != "execution_ready" {
 		t.Fatalf("gate after release: %v", st["workflow"])
+	}
+	waitForGateAttribute(t, s, exp, "execution_ready")
+	recordResearchHistory(t, s, researchwf.ExperimentWorkflowID(exp), "running_with_sandbox_activity")
+}
+
+// waitForGateAttribute waits until experiment exp's workflow carries the
+// GatehouseGate search attribute want.
+func waitForGateAttribute(t *testing.T, s *Stack, exp, want string) {
+	t.Helper()
+	var got string
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		desc, err := s.Client(t).DescribeWorkflowExecution(context.Background(), researchwf.ExperimentWorkflowID(exp), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := desc.WorkflowExecutionInfo.GetSearchAttributes().GetIndexedFields()["GatehouseGate"]; p != nil {
+			_ = converter.GetDefaultDataConverter().FromPayload(p, &got)
+		}
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GatehouseGate of %s is %q, want %q", exp, got, want)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -3,6 +3,7 @@ package research
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -58,6 +59,7 @@ func (w *experiment) setup(ctx workflow.Context) error {
 	receive(ctx, ReviewStartedSignal, w.reviewStarted)
 	receive(ctx, ReviewVerdictSignal, func(v ReviewVerdict) { w.reviewVerdict(workflow.Now(ctx), v) })
 	receive(ctx, DependencySettledSignal, w.dependencySettled)
+	receive(ctx, SandboxActivitySignal, w.sandboxActivity)
 	return workflow.UpsertTypedSearchAttributes(ctx, platform.KindKey.ValueSet(KindExperiment),
 		platform.ProjectKey.ValueSet(w.state.ProjectID))
 }
@@ -231,6 +233,21 @@ func (w *experiment) dependencySettled(d DependencySettled) {
 	}
 	w.state.Dependencies[d.ExperimentID] = d.Status
 	w.changed()
+}
+
+// sandboxActivity records an attached sandbox starting or stopping to run;
+// a report that changes nothing changes nothing (signals may repeat).
+func (w *experiment) sandboxActivity(a SandboxActivity) {
+	i, found := slices.BinarySearch(w.state.SandboxesRunning, a.SandboxUID)
+	switch {
+	case a.Running && !found:
+		w.state.SandboxesRunning = slices.Insert(w.state.SandboxesRunning, i, a.SandboxUID)
+	case !a.Running && found:
+		w.state.SandboxesRunning = slices.Delete(w.state.SandboxesRunning, i, i+1)
+	default:
+		return
+	}
+	w.dirty = true // the gate changes; the experiment's revision does not
 }
 
 func evidenceString(ev map[string]any, key string) string {

@@ -52,6 +52,12 @@ type DependencySettled struct {
 	Status       gates.Status `json:"status"`
 }
 
+// SandboxActivity is the payload of SandboxActivitySignal.
+type SandboxActivity struct {
+	SandboxUID string `json:"sandbox_uid"`
+	Running    bool   `json:"running"`
+}
+
 // ExperimentRecord is what RecordExperimentActivity mirrors into the database.
 type ExperimentRecord struct {
 	ProjectID    string       `json:"project_id"`

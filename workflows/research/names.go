@@ -20,6 +20,9 @@ const (
 	ReviewVerdictSignal = "review-verdict"
 	// DependencySettledSignal reports a dependency that finished.
 	DependencySettledSignal = "dependency-settled"
+	// SandboxActivitySignal reports an attached sandbox starting or
+	// stopping to run (the execution_active gate).
+	SandboxActivitySignal = "sandbox-activity"
 	// RecordExperimentActivity mirrors status and gate into the database.
 	RecordExperimentActivity = "research.RecordExperiment"
 	// KindExperiment is the GatehouseKind search attribute value.

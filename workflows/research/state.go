@@ -82,6 +82,9 @@ type ExperimentState struct {
 	RevisionContext *RevisionContext        `json:"revision_context,omitempty"`
 	Conclusion      string                  `json:"conclusion,omitempty"`
 	History         []TransitionRecord      `json:"history"`
+	// SandboxesRunning are the attached sandboxes reported running
+	// (SandboxActivitySignal), sorted; any makes the gate execution_active.
+	SandboxesRunning []string `json:"sandboxes_running,omitempty"`
 }
 
 // reviewKind maps review statuses to the key of Reviews.
@@ -142,6 +145,9 @@ func (s *ExperimentState) Facts() gates.Facts {
 			}
 		}
 		f[gates.EvDependencies] = lv
+	}
+	if len(s.SandboxesRunning) > 0 {
+		f[gates.EvSandboxRunning] = gates.Satisfied
 	}
 	if kind := reviewKind(s.Status); kind != "" {
 		ev := gates.ReviewEvidence[s.Status]

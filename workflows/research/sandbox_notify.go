@@ -1,0 +1,26 @@
+package research
+
+import (
+	"context"
+	"errors"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+)
+
+// NotifySandboxActivity tells experiment experimentID's workflow (from a
+// client: the API or an activity, never a workflow) that its attached
+// sandbox uid started or stopped running. An experiment whose workflow
+// has ended needs no gate, so NotFound is not an error.
+func NotifySandboxActivity(ctx context.Context, c client.Client, experimentID, uid string, running bool) error {
+	if c == nil || experimentID == "" {
+		return nil
+	}
+	err := c.SignalWorkflow(ctx, ExperimentWorkflowID(experimentID), "", SandboxActivitySignal,
+		SandboxActivity{SandboxUID: uid, Running: running})
+	var gone *serviceerror.NotFound
+	if errors.As(err, &gone) {
+		return nil
+	}
+	return err
+}
