@@ -13,7 +13,9 @@ import (
 func TestExperiment_RunningSandboxMakesTheGateExecutionActive(t *testing.T) {
 	h := newHarness(t)
 	sandbox := func(uid string, running bool) func() {
-		return func() { h.env.SignalWorkflow(SandboxActivitySignal, SandboxActivity{SandboxUID: uid, Running: running}) }
+		return func() {
+			h.env.SignalWorkflow(SandboxActivitySignal, SandboxActivity{SandboxUID: uid, Running: running})
+		}
 	}
 	var revision int
 	h.planToRunning().
