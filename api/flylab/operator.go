@@ -78,7 +78,7 @@ func (s *Service) answerDecision(c *gin.Context, d Decision, err error) {
 			rest.Abort(c, derr.Status, derr.Code, derr.Message)
 		}
 	case err != nil:
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database or Temporal unavailable; retry")
+		rest.Unavailable(c, "database or Temporal unavailable; retry")
 	case !d.Mirrored:
 		c.JSON(http.StatusAccepted, gin.H{"experiment_id": d.Experiment.ID, "status": "signalled"})
 	default:
@@ -89,7 +89,7 @@ func (s *Service) answerDecision(c *gin.Context, d Decision, err error) {
 func (s *Service) listExperiments(c *gin.Context) {
 	rows, err := models.ListExperiments(c.Request.Context(), s.deps.DB, c.Query("status"), 200)
 	if err != nil {
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable; retry")
+		rest.Unavailable(c, "database unavailable; retry")
 		return
 	}
 	out := make([]any, 0, len(rows))
@@ -132,7 +132,7 @@ func (s *Service) experimentView(ctx context.Context, r models.Experiment) gin.H
 func (s *Service) listSessions(c *gin.Context) {
 	rows, err := models.ListSessions(c.Request.Context(), s.deps.DB, 100)
 	if err != nil {
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable; retry")
+		rest.Unavailable(c, "database unavailable; retry")
 		return
 	}
 	out := make([]any, 0, len(rows))

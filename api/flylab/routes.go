@@ -102,7 +102,7 @@ func (s *Service) downloadEvidence(c *gin.Context) {
 		rest.Abort(c, http.StatusNotFound, "not_found", "no evidence bundle "+c.Param("bundle_id"))
 		return
 	} else if err != nil {
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "evidence ledger unavailable; retry")
+		rest.Unavailable(c, "evidence ledger unavailable; retry")
 		return
 	}
 	c.Header("Content-Disposition", `attachment; filename="`+b.ID+`.flylab-evidence.json"`)

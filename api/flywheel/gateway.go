@@ -70,7 +70,7 @@ func (h *Handler) Gateway(c *gin.Context) {
 		rest.Abort(c, http.StatusGone, "rollout_gone", "this rollout's output was accepted or its deadline passed")
 		return
 	case err != nil:
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable")
+		rest.Unavailable(c, "database unavailable")
 		return
 	}
 	body, ok := rest.ReadBody(c)

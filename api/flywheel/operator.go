@@ -99,7 +99,7 @@ func (h *Handler) FromTurns(c *gin.Context) {
 			return
 		}
 		if err != nil {
-			rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable")
+			rest.Unavailable(c, "database unavailable")
 			return
 		}
 		if t.InputText == nil {
@@ -154,7 +154,7 @@ func (h *Handler) start(c *gin.Context, news []models.NewRollout) {
 	for _, n := range news {
 		r, _, err := models.Enqueue(c.Request.Context(), h.db, n)
 		if err != nil {
-			rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "could not store rollouts; retry with the same Idempotency-Key", gin.H{"rollout_ids": ids})
+			rest.Unavailable(c, "could not store rollouts; retry with the same Idempotency-Key", gin.H{"rollout_ids": ids})
 			return
 		}
 		if err := h.startWorkflow(c.Request.Context(), r); err != nil {

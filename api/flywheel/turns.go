@@ -100,7 +100,7 @@ func (h *Handler) Turns(c *gin.Context) {
 	accepted, dups, err := models.InsertTurns(c.Request.Context(), h.db, rows)
 	if err != nil {
 		h.log.Error("store turns", "err", err)
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "could not store the batch; nothing was stored, retry")
+		rest.Unavailable(c, "could not store the batch; nothing was stored, retry")
 		return
 	}
 	c.JSON(http.StatusAccepted, gin.H{"accepted": accepted, "duplicates": dups})
@@ -132,7 +132,7 @@ func (h *Handler) GetTurn(c *gin.Context) {
 		return
 	}
 	if err != nil {
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable")
+		rest.Unavailable(c, "database unavailable")
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{

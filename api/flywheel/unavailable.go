@@ -6,8 +6,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -16,25 +14,16 @@ import (
 	"github.com/gatehouse/gatehouse/api/rest"
 )
 
-// RetryAfterSeconds is the Retry-After sent with a 503: a database restart
-// or failover is over in seconds, and the flywheel SDK paces heartbeats at
-// a third of the lease, so one second keeps a retried heartbeat well
-// inside the lease.
-const RetryAfterSeconds = 1
-
-// unavailable answers 503 with Retry-After for an error the caller did not
-// cause (the database unreachable, restarting or failing): the request
-// changed nothing and the same call may be sent again. The body is the
-// typed error shape every flywheel route uses, marked retryable; the
-// driver's message is logged, never sent.
+// unavailable logs err and answers rest.Unavailable for an error the
+// caller did not cause (the database unreachable, restarting or failing).
+// The driver's message is logged, never sent.
 func (h *Handler) unavailable(c *gin.Context, op string, err error, message string) {
 	if DatabaseUnavailable(err) {
 		h.log.Warn(op+": database unavailable", "err", err)
 	} else {
 		h.log.Error(op, "err", err)
 	}
-	c.Header("Retry-After", strconv.Itoa(RetryAfterSeconds))
-	rest.Abort(c, http.StatusServiceUnavailable, "unavailable", message, gin.H{"retryable": true})
+	rest.Unavailable(c, message)
 }
 
 // DatabaseUnavailable reports whether err means the database could not be

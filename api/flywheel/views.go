@@ -112,7 +112,7 @@ func (h *Handler) GetRollout(c *gin.Context) {
 		return
 	}
 	if err != nil {
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable")
+		rest.Unavailable(c, "database unavailable")
 		return
 	}
 	var op *models.Output
@@ -149,7 +149,7 @@ func (h *Handler) ListRollouts(c *gin.Context) {
 	}
 	rs, err := models.ListRollouts(c.Request.Context(), h.db, status, limit)
 	if err != nil {
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable")
+		rest.Unavailable(c, "database unavailable")
 		return
 	}
 	out := make([]rolloutView, 0, len(rs))

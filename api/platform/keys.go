@@ -77,7 +77,7 @@ func (k Keys) Mint(c *gin.Context) {
 func (k Keys) List(c *gin.Context) {
 	var creds []platform.Credential
 	if err := k.DB.WithContext(c.Request.Context()).Order("created_at, id").Find(&creds).Error; err != nil {
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable")
+		rest.Unavailable(c, "database unavailable")
 		return
 	}
 	out := make([]keyView, 0, len(creds))
@@ -95,7 +95,7 @@ func (k Keys) Revoke(c *gin.Context) {
 		return
 	}
 	if err != nil {
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable")
+		rest.Unavailable(c, "database unavailable")
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"revoked": c.Param("id")})

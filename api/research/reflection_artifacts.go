@@ -90,7 +90,7 @@ func (s *Service) uploadReflection(c *gin.Context, a models.Artifact) {
 	if rg.Gated(a.Role) {
 		text, rerr := s.readArtifact(ctx, models.Artifact{BlobKey: a.BlobKey, UploadedAt: &a.CreatedAt}, max)
 		if rerr != nil {
-			rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "blob store unavailable; retry")
+			rest.Unavailable(c, "blob store unavailable; retry")
 			return
 		}
 		problems = rg.CheckArtifact(a.Role, []byte(text))
@@ -118,7 +118,7 @@ func (s *Service) uploadReflection(c *gin.Context, a models.Artifact) {
 			rest.Abort(c, http.StatusConflict, te.Code, te.Message)
 			return
 		}
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "could not record the upload; retry with a new artifact.submit")
+		rest.Unavailable(c, "could not record the upload; retry with a new artifact.submit")
 		return
 	}
 	s.awaitReflectionRevision(ctx, a.TargetID, st.Revision)

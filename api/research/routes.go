@@ -100,7 +100,7 @@ func (s *Service) upload(c *gin.Context) {
 		return
 	}
 	if err != nil {
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable; retry")
+		rest.Unavailable(c, "database unavailable; retry")
 		return
 	}
 	if a.UploadedAt != nil {
@@ -128,7 +128,7 @@ func (s *Service) upload(c *gin.Context) {
 	if gates.Gated(a.Role) {
 		text, rerr := s.readArtifact(ctx, models.Artifact{BlobKey: a.BlobKey, UploadedAt: &a.CreatedAt}, max)
 		if rerr != nil {
-			rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "blob store unavailable; retry")
+			rest.Unavailable(c, "blob store unavailable; retry")
 			return
 		}
 		problems = gates.CheckArtifact(a.Role, []byte(text))
@@ -157,7 +157,7 @@ func (s *Service) upload(c *gin.Context) {
 			rest.Abort(c, http.StatusConflict, te.Code, te.Message)
 			return
 		}
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "could not record the upload; retry with a new artifact.submit")
+		rest.Unavailable(c, "could not record the upload; retry with a new artifact.submit")
 		return
 	}
 	s.awaitRevision(ctx, a.TargetID, st.Revision)
@@ -169,7 +169,7 @@ func (s *Service) pendingHumanReviews(c *gin.Context) {
 	var rs []models.ReviewRequest
 	if err := s.DB.WithContext(c.Request.Context()).Where("role = ? AND status IN ?", "human", []string{models.ReviewRequested, models.ReviewStarted}).
 		Order("created_at").Limit(500).Find(&rs).Error; err != nil {
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable")
+		rest.Unavailable(c, "database unavailable")
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"review_requests": reviewViews(rs)})
@@ -178,7 +178,7 @@ func (s *Service) pendingHumanReviews(c *gin.Context) {
 func (s *Service) operatorExperiments(c *gin.Context) {
 	var es []models.Experiment
 	if err := s.DB.WithContext(c.Request.Context()).Order("updated_at DESC").Limit(500).Find(&es).Error; err != nil {
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable")
+		rest.Unavailable(c, "database unavailable")
 		return
 	}
 	out := make([]map[string]any, 0, len(es))

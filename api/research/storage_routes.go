@@ -40,7 +40,7 @@ func (s *Service) objectByUploadToken(c *gin.Context) (models.StorageObject, boo
 		rest.Abort(c, http.StatusNotFound, "not_found", "unknown upload token")
 		return o, false
 	case err != nil:
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "database unavailable; retry")
+		rest.Unavailable(c, "database unavailable; retry")
 		return o, false
 	case o.UploadExpiresAt == nil || s.now().After(*o.UploadExpiresAt):
 		rest.Abort(c, http.StatusGone, "expired", "the upload token expired; call storage.submit again")
@@ -156,7 +156,7 @@ func (s *Service) storageDownload(c *gin.Context) {
 	}
 	rc, err := s.Blobs.Open(ctx, o.BlobKey)
 	if err != nil {
-		rest.Abort(c, http.StatusServiceUnavailable, "unavailable", "blob store unavailable; retry")
+		rest.Unavailable(c, "blob store unavailable; retry")
 		return
 	}
 	defer rc.Close()

@@ -38,9 +38,7 @@ func Require(db *gorm.DB, roles ...platform.Role) gin.HandlerFunc {
 			return
 		}
 		if err != nil {
-			// Nothing was done: the same call may be sent again shortly.
-			c.Header("Retry-After", "1")
-			Abort(c, http.StatusServiceUnavailable, "unavailable", "credential store unavailable; retry", gin.H{"retryable": true})
+			Unavailable(c, "credential store unavailable; retry")
 			return
 		}
 		for _, r := range roles {
