@@ -29,15 +29,8 @@ func TestFault_APIRestartedMidResearchExperimentResumes(t *testing.T) {
 	if dbURL == "" {
 		t.Skip("needs PostgreSQL (GATEHOUSE_TEST_DATABASE_URL); CI always sets it")
 	}
-	s := StartStack(t, StackOptions{NoWorker: true, Env: map[string]string{"GATEHOUSE_DATABASE_URL": dbURL}})
-	StartRoleProcess(t, "worker", s.WorkerEnv(dbURL))
-	env := s.WorkerEnv(dbURL)
-	env["GATEHOUSE_HTTP_ADDR"] = freeAddr(t)
-	base := "http://" + env["GATEHOUSE_HTTP_ADDR"]
-	api := startAPIProcess(t, env, base)
-	dev := *s.DevStack
-	dev.APIURL = base
-	via := &Stack{DevStack: &dev, DataDir: s.DataDir, Env: s.Env, t: t}
+	sp := startSplitStack(t, dbURL)
+	s, via, base, api := sp.stack, sp.via, sp.base, sp.api
 
 	op := connectResearch(t, via, via.OperatorToken)
 	projectID := str(dig(op.must("project", map[string]any{"action": "create", "name": uniq("api-restart")}), "project", "id"))
@@ -66,7 +59,7 @@ func TestFault_APIRestartedMidResearchExperimentResumes(t *testing.T) {
 	<-sent
 	time.Sleep(30 * time.Millisecond)
 	api.Kill()
-	startAPIProcess(t, env, base)
+	sp.restartAPI()
 
 	agent = connectResearch(t, via, via.APIKey) // the MCP session died with the api
 	seen := driveExperiment(t, agent, projectID, expID, func(string, int) verdict { return verdict{"pass", ""} })

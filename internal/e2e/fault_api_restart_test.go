@@ -22,15 +22,8 @@ func TestFault_APIRestartedMidFlyLabPipelineResumes(t *testing.T) {
 	if dbURL == "" {
 		t.Skip("needs PostgreSQL (GATEHOUSE_TEST_DATABASE_URL); CI always sets it")
 	}
-	s := StartStack(t, StackOptions{NoWorker: true, Env: map[string]string{"GATEHOUSE_DATABASE_URL": dbURL}})
-	StartRoleProcess(t, "worker", s.WorkerEnv(dbURL))
-	env := s.WorkerEnv(dbURL)
-	env["GATEHOUSE_HTTP_ADDR"] = freeAddr(t)
-	base := "http://" + env["GATEHOUSE_HTTP_ADDR"]
-	api := startAPIProcess(t, env, base)
-	dev := *s.DevStack
-	dev.APIURL = base
-	via := &Stack{DevStack: &dev, DataDir: s.DataDir, Env: s.Env, t: t}
+	sp := startSplitStack(t, dbURL)
+	s, via, base, api := sp.stack, sp.via, sp.base, sp.api
 
 	c := loadFlyContract(t)
 	call := func(tool string, args any) map[string]any { return flyTool(t, via, c, via.APIKey, tool, args) }
@@ -51,24 +44,15 @@ func TestFault_APIRestartedMidFlyLabPipelineResumes(t *testing.T) {
 	})
 	api.Kill()
 	t.Logf("api killed while the simulation activity was pending: %v", simulating)
-	startAPIProcess(t, env, base)
+	sp.restartAPI()
 
 	// The agent lost its answer: it reads the state, then re-sends the run.
 	cur := call("inspect_flylab_state", nil)
 	if cur["page_session_id"] != a.sid {
 		t.Fatalf("inspect after restart names session %v, want %s", cur["page_session_id"], a.sid)
 	}
-	ran := call("run_fly_simulation", run)
-	batchID := mustOK(t, ran)["id"].(string)
-	analyzed := call("analyze_fly_behavior", map[string]any{"page_session_id": a.sid, "expected_state_revision": ran["state_revision"],
-		"batch_id": batchID, "metrics": mdnPanel})
-	anID := mustOK(t, analyzed)["analysis"].(map[string]any)["id"].(string)
-	compared := call("compare_fly_trials", map[string]any{"page_session_id": a.sid, "expected_state_revision": analyzed["state_revision"],
-		"analysis_ids": []string{anID}, "objective_metric": "backward_distance_mm", "objective": "maximize"})
-	cmpID := mustOK(t, compared)["comparison"].(map[string]any)["id"].(string)
-	mustOK(t, call("save_fly_evidence", map[string]any{"page_session_id": a.sid, "expected_state_revision": compared["state_revision"],
-		"scope": "mission", "hypothesis_id": a.hyp, "experiment_id": a.expID, "batch_ids": []string{batchID},
-		"analysis_ids": []string{anID}, "comparison_id": cmpID, "note": "after an api restart", "operation_id": "save-restart"}))
+	save := saveArgsAfterRun(t, via, c, a, call("run_fly_simulation", run), "save-restart")
+	mustOK(t, call("save_fly_evidence", save))
 
 	for _, q := range []struct {
 		what  string
@@ -89,6 +73,36 @@ func TestFault_APIRestartedMidFlyLabPipelineResumes(t *testing.T) {
 
 // startAPIProcess runs the api role in a child process and waits until it
 // answers /readyz at base.
+// splitStack is a dev stack (its Temporal server) with the worker and the
+// api each in a process of their own on PostgreSQL, so either can be
+// killed; via calls the api process.
+type splitStack struct {
+	t     *testing.T
+	stack *Stack
+	via   *Stack
+	env   map[string]string
+	base  string
+	api   *Process
+}
+
+// startSplitStack starts a split stack on the PostgreSQL database dbURL.
+func startSplitStack(t *testing.T, dbURL string) *splitStack {
+	t.Helper()
+	s := StartStack(t, StackOptions{NoWorker: true, Env: map[string]string{"GATEHOUSE_DATABASE_URL": dbURL}})
+	StartRoleProcess(t, "worker", s.WorkerEnv(dbURL))
+	env := s.WorkerEnv(dbURL)
+	env["GATEHOUSE_HTTP_ADDR"] = freeAddr(t)
+	base := "http://" + env["GATEHOUSE_HTTP_ADDR"]
+	dev := *s.DevStack
+	dev.APIURL = base
+	return &splitStack{t: t, stack: s, via: &Stack{DevStack: &dev, DataDir: s.DataDir, Env: s.Env, t: t},
+		env: env, base: base, api: startAPIProcess(t, env, base)}
+}
+
+// restartAPI starts a new api process on the same address (after the old
+// one was killed).
+func (sp *splitStack) restartAPI() { sp.api = startAPIProcess(sp.t, sp.env, sp.base) }
+
 func startAPIProcess(t *testing.T, env map[string]string, base string) *Process {
 	t.Helper()
 	p := StartRoleProcess(t, "api", env)

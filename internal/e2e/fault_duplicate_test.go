@@ -163,8 +163,14 @@ func withAgentKey(t testing.TB, s *Stack, name string) *Stack {
 // returns save_fly_evidence arguments with operation_id op.
 func savePipeline(t testing.TB, s *Stack, c flyContract, a flyApproved, op string) map[string]any {
 	t.Helper()
+	return saveArgsAfterRun(t, s, c, a, flyTool(t, s, c, s.APIKey, "run_fly_simulation", a.runArgs(a.rev, op+"-run")), op)
+}
+
+// saveArgsAfterRun analyzes and compares the batch of run envelope ran and
+// returns save_fly_evidence arguments with operation_id op.
+func saveArgsAfterRun(t testing.TB, s *Stack, c flyContract, a flyApproved, ran map[string]any, op string) map[string]any {
+	t.Helper()
 	call := func(tool string, args any) map[string]any { return flyTool(t, s, c, s.APIKey, tool, args) }
-	ran := call("run_fly_simulation", a.runArgs(a.rev, op+"-run"))
 	batchID := mustOK(t, ran)["id"].(string)
 	analyzed := call("analyze_fly_behavior", map[string]any{"page_session_id": a.sid, "expected_state_revision": ran["state_revision"],
 		"batch_id": batchID, "metrics": mdnPanel})
