@@ -58,6 +58,7 @@ func registerSandboxHost(r sdkworker.Registry, deps Dependencies) {
 	sbx := sandboxActivities(deps)
 	r.RegisterActivityWithOptions(sbx.ProvisionSandbox, activity.RegisterOptions{Name: researchwf.ProvisionSandboxActivity})
 	r.RegisterActivityWithOptions(sbx.DestroySandbox, activity.RegisterOptions{Name: researchwf.DestroySandboxActivity})
+	r.RegisterActivityWithOptions(sbx.InspectSandbox, activity.RegisterOptions{Name: researchwf.InspectSandboxActivity})
 }
 
 // sandboxActivities are the sandbox activities over this process's

@@ -32,6 +32,7 @@ func registerResearch(r sdkworker.Registry, deps Dependencies) {
 	r.RegisterActivityWithOptions(sbx.ProvisionSandbox, activity.RegisterOptions{Name: researchwf.ProvisionSandboxActivity})
 	r.RegisterActivityWithOptions(sbx.DestroySandbox, activity.RegisterOptions{Name: researchwf.DestroySandboxActivity})
 	r.RegisterActivityWithOptions(sbx.RecordSandbox, activity.RegisterOptions{Name: researchwf.RecordSandboxActivity})
+	r.RegisterWorkflowWithOptions(researchwf.SandboxInspect, workflow.RegisterOptions{Name: researchwf.SandboxInspectWorkflowName})
 }
 
 // EnsureResearchSchedules creates the storage sweep schedule, or updates

@@ -3,20 +3,28 @@ package research
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
+
 	"github.com/gatehouse/gatehouse/models/platform"
 	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
 )
 
 // A live local sandbox whose records are on another host (api and worker
-// split, no shared data directory) answers a clear "unavailable" naming
-// the fix, instead of looking like a sandbox with no runs or files; the
-// release checklist says its outputs could not be checked.
+// split, no shared data directory) is read through its host's task queue
+// (the end-to-end split test shows that). When its workflow names no host
+// queue to ask, it answers a clear "unavailable" naming the fix, instead
+// of looking like a sandbox with no runs or files; the release checklist
+// says its outputs could not be checked.
 func TestSandboxRuns_LocalSandboxOnAnotherHostIsUnavailableNotEmpty(t *testing.T) {
-	s, _ := kubeService(t)
+	s, tc := kubeService(t)
+	tc.On("QueryWorkflow", mock.Anything, "sandbox/sbx_elsewhere01", "", wf.SandboxStateQuery).
+		Return(nil, errors.New("workflow not found"))
 	now := time.Now().UTC()
 	sb := models.Sandbox{UID: "sbx_elsewhere01", ProjectID: "prj_k", Provider: "local", InstanceType: "local-small",
 		PublicKey: "k", Status: models.SandboxRunning, SSHHost: "127.0.0.1", SSHPort: 2222, ExpiresAt: now.Add(time.Hour),
@@ -32,7 +40,7 @@ func TestSandboxRuns_LocalSandboxOnAnotherHostIsUnavailableNotEmpty(t *testing.T
 		}
 	}
 	item := s.retentionChecklist(context.Background(), sb)
-	if msg, _ := item["outputs_unchecked"].(string); !strings.Contains(msg, "cannot read") {
+	if msg, _ := item["outputs_unchecked"].(string); !strings.Contains(msg, "names no host task queue") {
 		t.Fatalf("release checklist must say the outputs were not checked: %v", item)
 	}
 }

@@ -2,8 +2,6 @@ package research
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"path"
 	"time"
@@ -101,7 +99,7 @@ func (s *Service) retentionChecklist(ctx context.Context, sb models.Sandbox) map
 			unpinned = append(unpinned, map[string]any{"object_id": o.ID, "name": o.Name, "path": p.Path, "expires_at": o.ExpiresAt})
 		}
 	}
-	insp, err := s.inspector(sb)
+	insp, err := s.reader(ctx, sb)
 	var elsewhere *ToolError
 	if errors.As(err, &elsewhere) {
 		// Nothing could be checked: the checklist says so instead of
@@ -109,19 +107,21 @@ func (s *Service) retentionChecklist(ctx context.Context, sb models.Sandbox) map
 		item["outputs_unchecked"] = elsewhere.Message
 	}
 	if err == nil {
-		files, _ := insp.Files(sb.UID, checklistFiles)
+		files, err := insp.Files(ctx, sb.UID, checklistFiles)
+		if errors.As(err, &elsewhere) {
+			item["outputs_unchecked"] = elsewhere.Message
+		}
 		for _, f := range files {
-			b, err := insp.ReadFile(sb.UID, f, s.checklistMaxBytes())
+			sum, size, err := insp.Digest(ctx, sb.UID, f, s.checklistMaxBytes())
 			if err != nil {
 				unpulled = append(unpulled, map[string]any{"path": f, "note": err.Error()})
 				continue
 			}
-			sum := sha256.Sum256(b)
-			if !pulled[path.Clean(f)+"\x00"+hex.EncodeToString(sum[:])] {
-				unpulled = append(unpulled, map[string]any{"path": f, "size_bytes": len(b)})
+			if !pulled[path.Clean(f)+"\x00"+sum] {
+				unpulled = append(unpulled, map[string]any{"path": f, "size_bytes": size})
 			}
 		}
-		runs, _ := insp.Runs(sb.UID)
+		runs, _ := insp.Runs(ctx, sb.UID, 0)
 		for _, r := range runs {
 			if r.Status == sandbox.RunRunning {
 				runningCmds = append(runningCmds, map[string]any{"seq": r.Seq, "command": r.Command, "started_at": r.StartedAt})

@@ -27,8 +27,10 @@ const (
 	defaultTerminalTail = 200
 )
 
-// inspector answers the provider's Inspector for a sandbox.
-func (s *Service) inspector(sb models.Sandbox) (sandbox.Inspector, error) {
+// reader answers how to read sandbox sb: through this process's provider
+// when it holds the sandbox, else (a local sandbox on another worker host:
+// api and worker split) through that host's task queue.
+func (s *Service) reader(ctx context.Context, sb models.Sandbox) (sandboxReader, error) {
 	p, err := s.providers().Get(sb.Provider)
 	if err != nil {
 		return nil, err
@@ -37,23 +39,27 @@ func (s *Service) inspector(sb models.Sandbox) (sandbox.Inspector, error) {
 	if !ok {
 		return nil, errSandboxInspect
 	}
-	if h, ok := in.(interface{ Holds(string) bool }); ok && sb.Active() && !h.Holds(sb.UID) {
+	if h, ok := in.(interface{ Holds(string) bool }); ok && sb.Status != models.SandboxFailed && !h.Holds(sb.UID) {
+		if remote, ok := s.remoteFor(ctx, sb); ok {
+			return remote, nil
+		}
 		return nil, sandboxElsewhere(sb)
 	}
-	return in, nil
+	return localReader{insp: in}, nil
 }
 
-// sandboxElsewhere is the answer for a live local sandbox whose records
-// are on another host than this API process (api and worker split without
-// a shared data directory): say so, rather than show no runs or files.
+// sandboxElsewhere is the answer for a local sandbox whose records are on
+// another host than this API process and whose workflow names no host
+// queue to ask (it predates host queues): say so, rather than show no runs
+// or files.
 func sandboxElsewhere(sb models.Sandbox) *ToolError {
 	return toolErr("unavailable", "/sandbox_uid", "local sandbox %s keeps its runs and files on the host of the worker that "+
-		"provisioned it, which this API process cannot read: run the api and the worker on one host (as gatehouse dev does) "+
-		"or share GATEHOUSE_DATA_DIR between them, or use the kubernetes provider", sb.UID)
+		"provisioned it, and its workflow names no host task queue to ask: run the api and the worker on one host "+
+		"(as gatehouse dev does) or share GATEHOUSE_DATA_DIR between them", sb.UID)
 }
 
-// sandboxFor decodes, checks access and picks the sandbox and its inspector.
-func (s *Service) sandboxFor(ctx context.Context, c *Call) (sandboxArgs, models.Sandbox, sandbox.Inspector, error) {
+// sandboxFor decodes, checks access and picks the sandbox and its reader.
+func (s *Service) sandboxFor(ctx context.Context, c *Call) (sandboxArgs, models.Sandbox, sandboxReader, error) {
 	in, err := s.sandboxCall(ctx, c)
 	if err != nil {
 		return in, models.Sandbox{}, nil, err
@@ -62,7 +68,7 @@ func (s *Service) sandboxFor(ctx context.Context, c *Call) (sandboxArgs, models.
 	if err != nil {
 		return in, sb, nil, err
 	}
-	insp, err := s.inspector(sb)
+	insp, err := s.reader(ctx, sb)
 	var elsewhere *ToolError
 	if errors.As(err, &elsewhere) {
 		return in, sb, nil, elsewhere
@@ -80,20 +86,9 @@ func sandboxRuns(ctx context.Context, s *Service, c *Call) (any, error) {
 	}
 	wait := min(time.Duration(in.WaitSeconds)*time.Second, runsWaitCap)
 	start := time.Now()
-	deadline := start.Add(wait)
-	var runs []sandbox.Run
-	for {
-		if runs, err = insp.Runs(sb.UID); err != nil {
-			return nil, err
-		}
-		if running(runs) == 0 || !time.Now().Before(deadline) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(runsPollTick):
-		}
+	runs, err := insp.Runs(ctx, sb.UID, wait)
+	if err != nil {
+		return nil, err
 	}
 	shown := make([]map[string]any, 0, len(runs))
 	for _, r := range runs {
@@ -105,18 +100,7 @@ func sandboxRuns(ctx context.Context, s *Service, c *Call) (any, error) {
 			"ended_at": r.EndedAt, "exit_code": r.ExitCode, "output": out, "output_truncated": cut})
 	}
 	return map[string]any{"sandbox_uid": sb.UID, "sandbox_status": sb.Status, "runs": shown, "count": len(shown),
-		"running": running(runs), "waited_seconds": int(time.Since(start).Seconds())}, nil
-}
-
-// running counts runs still running.
-func running(runs []sandbox.Run) int {
-	n := 0
-	for _, r := range runs {
-		if r.Status == sandbox.RunRunning {
-			n++
-		}
-	}
-	return n
+		"running": sandbox.Running(runs), "waited_seconds": int(time.Since(start).Seconds())}, nil
 }
 
 func sandboxTerminal(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -130,7 +114,7 @@ func sandboxTerminal(ctx context.Context, s *Service, c *Call) (any, error) {
 			return nil, invalid("/since", "since must be an RFC 3339 time")
 		}
 	}
-	runs, err := insp.Runs(sb.UID)
+	runs, err := insp.Runs(ctx, sb.UID, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -189,12 +173,14 @@ func sandboxPullOutputs(ctx context.Context, s *Service, c *Call) (any, error) {
 	// Read every path before storing any, so a refused path stores nothing.
 	contents := make([][]byte, len(in.Paths))
 	for i, p := range in.Paths {
-		b, err := insp.ReadFile(sb.UID, p, limit)
+		b, err := insp.ReadFile(ctx, sb.UID, p, limit)
 		switch {
 		case errors.Is(err, sandbox.ErrPathOutside):
 			return nil, toolErr("invalid_input", fmt.Sprintf("/paths/%d", i), "path %q leaves the sandbox working directory; refused", p)
 		case errors.Is(err, sandbox.ErrNotFound):
 			return nil, toolErr("not_found", fmt.Sprintf("/paths/%d", i), "no regular file %q in the working directory", p)
+		case errors.As(err, new(*ToolError)):
+			return nil, err
 		case err != nil:
 			return nil, toolErr("invalid_input", fmt.Sprintf("/paths/%d", i), "%v", err)
 		}

@@ -242,32 +242,20 @@ func (l *Local) ReadFile(uid, rel string, max int64) ([]byte, error) {
 // resolves every component beneath dir: a symlink or ".." that leads out
 // answers ErrPathOutside at open time, not at an earlier check.
 func readBeneath(dir, rel string, max int64) ([]byte, error) {
-	root, err := os.OpenRoot(dir)
+	f, st, err := openBeneath(dir, rel)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotFound, err)
-	}
-	defer root.Close()
-	f, err := root.Open(rel)
-	if err != nil {
-		if strings.Contains(err.Error(), "escapes") {
-			return nil, fmt.Errorf("%w: %q", ErrPathOutside, rel)
-		}
-		return nil, fmt.Errorf("%w: %q", ErrNotFound, rel)
+		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %q is not a regular file", ErrNotFound, rel)
-	}
 	if st.Size() > max {
-		return nil, fmt.Errorf("sandbox: %q is %d bytes, over the %d byte limit", rel, st.Size(), max)
+		return nil, fmt.Errorf("%w: %q is %d bytes, over the %d byte limit", ErrTooLarge, rel, st.Size(), max)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(b)) > max {
-		return nil, fmt.Errorf("sandbox: %q grew over the %d byte limit while read", rel, max)
+		return nil, fmt.Errorf("%w: %q grew over the %d byte limit while read", ErrTooLarge, rel, max)
 	}
 	return b, nil
 }

@@ -23,6 +23,8 @@ var (
 	ErrPathOutside = errors.New("sandbox: path leaves the working directory")
 	// ErrNotFound is a sandbox or file the provider does not have.
 	ErrNotFound = errors.New("sandbox: not found")
+	// ErrTooLarge is a file over the size a read allows.
+	ErrTooLarge = errors.New("sandbox: file too large")
 )
 
 // InstanceType is one machine shape a provider offers.

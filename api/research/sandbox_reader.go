@@ -1,0 +1,161 @@
+package research
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/gatehouse/gatehouse/internal/sandbox"
+	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
+)
+
+// Bounds of reading a sandbox on another host through Temporal.
+const (
+	// remoteChunk is one read's size, well under Temporal's payload limit.
+	remoteChunk = 1 << 20
+	// remoteRunsBudget bounds the run output one remote answer carries;
+	// the newest output is kept.
+	remoteRunsBudget = 1 << 20
+)
+
+// sandboxReader reads what happened inside a sandbox, wherever it lives.
+type sandboxReader interface {
+	// Runs answers the runs, oldest first, once none is running or wait
+	// has passed.
+	Runs(ctx context.Context, uid string, wait time.Duration) ([]sandbox.Run, error)
+	// ReadFile answers the bytes of rel in the working directory.
+	ReadFile(ctx context.Context, uid, rel string, max int64) ([]byte, error)
+	// Digest answers the hex sha256 and size of rel.
+	Digest(ctx context.Context, uid, rel string, max int64) (string, int64, error)
+	// Files lists regular files in the working directory.
+	Files(ctx context.Context, uid string, max int) ([]string, error)
+}
+
+// localReader reads a sandbox this process's provider holds.
+type localReader struct{ insp sandbox.Inspector }
+
+func (l localReader) Runs(ctx context.Context, uid string, wait time.Duration) ([]sandbox.Run, error) {
+	return sandbox.WaitRuns(ctx, func() ([]sandbox.Run, error) { return l.insp.Runs(uid) }, wait, runsPollTick)
+}
+
+func (l localReader) ReadFile(_ context.Context, uid, rel string, max int64) ([]byte, error) {
+	return l.insp.ReadFile(uid, rel, max)
+}
+
+func (l localReader) Digest(ctx context.Context, uid, rel string, max int64) (string, int64, error) {
+	b, err := l.ReadFile(ctx, uid, rel, max)
+	if err != nil {
+		return "", 0, err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), int64(len(b)), nil
+}
+
+func (l localReader) Files(_ context.Context, uid string, max int) ([]string, error) {
+	return l.insp.Files(uid, max)
+}
+
+// remoteReader reads a local sandbox held by a worker on another host:
+// each read is a short SandboxInspect workflow whose activity runs on that
+// host's task queue.
+type remoteReader struct {
+	temporal  client.Client
+	taskQueue string
+	hostQueue string
+}
+
+// remoteFor answers a reader for sb through the host queue its workflow
+// recorded, or ok=false when there is none to reach.
+func (s *Service) remoteFor(ctx context.Context, sb models.Sandbox) (remoteReader, bool) {
+	if s.Temporal == nil {
+		return remoteReader{}, false
+	}
+	v, err := s.Temporal.QueryWorkflow(ctx, wf.SandboxWorkflowID(sb.UID), "", wf.SandboxStateQuery)
+	var st wf.SandboxState
+	if err != nil || v.Get(&st) != nil || st.Endpoint.HostQueue == "" {
+		return remoteReader{}, false
+	}
+	return remoteReader{temporal: s.Temporal, taskQueue: s.Config.TaskQueue, hostQueue: st.Endpoint.HostQueue}, true
+}
+
+// inspect runs one inspection and maps its typed errors back to the
+// sandbox package's.
+func (r remoteReader) inspect(ctx context.Context, in wf.SandboxInspectRequest) (wf.SandboxInspectResult, error) {
+	in.HostQueue = r.hostQueue
+	run, err := r.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       wf.SandboxInspectWorkflowID(in.UID, models.NewID("")),
+		TaskQueue:                r.taskQueue,
+		WorkflowExecutionTimeout: in.Wait + 2*time.Minute,
+	}, wf.SandboxInspectWorkflowName, in)
+	var out wf.SandboxInspectResult
+	if err == nil {
+		err = run.Get(ctx, &out)
+	}
+	var app *temporal.ApplicationError
+	var timeout *temporal.TimeoutError
+	switch {
+	case err == nil:
+		return out, nil
+	case errors.As(err, &app) && app.Type() == wf.InspectErrPathOutside:
+		return out, fmt.Errorf("%w: %s", sandbox.ErrPathOutside, app.Message())
+	case errors.As(err, &app) && app.Type() == wf.InspectErrNotFound:
+		return out, fmt.Errorf("%w: %s", sandbox.ErrNotFound, app.Message())
+	case errors.As(err, &app) && app.Type() == wf.InspectErrTooLarge:
+		return out, fmt.Errorf("%w: %s", sandbox.ErrTooLarge, app.Message())
+	case errors.As(err, &timeout):
+		return out, toolErr("unavailable", "/sandbox_uid", "the worker host holding sandbox %s (task queue %s) did not answer within %s; "+
+			"is its worker running?", in.UID, r.hostQueue, wf.SandboxInspectPickup)
+	}
+	return out, err
+}
+
+func (r remoteReader) Runs(ctx context.Context, uid string, wait time.Duration) ([]sandbox.Run, error) {
+	out, err := r.inspect(ctx, wf.SandboxInspectRequest{UID: uid, Op: wf.InspectRuns, Wait: wait, OutputTotal: remoteRunsBudget})
+	if err != nil {
+		return nil, err
+	}
+	runs := make([]sandbox.Run, len(out.Runs))
+	for i, x := range out.Runs {
+		runs[i] = sandbox.Run{Seq: x.Seq, Command: x.Command, Status: x.Status, StartedAt: x.StartedAt, EndedAt: x.EndedAt,
+			ExitCode: x.ExitCode, Output: x.Output, Truncated: x.Truncated}
+	}
+	return runs, nil
+}
+
+// ReadFile copies rel chunk by chunk; a file whose size changes while it
+// is copied is refused rather than stored torn.
+func (r remoteReader) ReadFile(ctx context.Context, uid, rel string, max int64) ([]byte, error) {
+	var data []byte
+	size := int64(-1)
+	for off := int64(0); size < 0 || off < size; {
+		out, err := r.inspect(ctx, wf.SandboxInspectRequest{UID: uid, Op: wf.InspectRead, Path: rel, Offset: off, Length: remoteChunk})
+		switch {
+		case err != nil:
+			return nil, err
+		case out.Size > max:
+			return nil, fmt.Errorf("%w: %q is %d bytes, over the %d byte limit", sandbox.ErrTooLarge, rel, out.Size, max)
+		case size >= 0 && out.Size != size, len(out.Data) == 0 && off < out.Size:
+			return nil, fmt.Errorf("sandbox: %q changed while it was copied; pull it again once it is written", rel)
+		}
+		size = out.Size
+		data, off = append(data, out.Data...), off+int64(len(out.Data))
+	}
+	return data, nil
+}
+
+func (r remoteReader) Digest(ctx context.Context, uid, rel string, max int64) (string, int64, error) {
+	out, err := r.inspect(ctx, wf.SandboxInspectRequest{UID: uid, Op: wf.InspectDigest, Path: rel, MaxBytes: max})
+	return out.SHA256, out.Size, err
+}
+
+func (r remoteReader) Files(ctx context.Context, uid string, max int) ([]string, error) {
+	out, err := r.inspect(ctx, wf.SandboxInspectRequest{UID: uid, Op: wf.InspectFiles, MaxFiles: max})
+	return out.Files, err
+}
