@@ -127,19 +127,32 @@ func (l *Local) Provision(_ context.Context, spec Spec) (Endpoint, error) {
 	if s, ok := l.servers[spec.UID]; ok {
 		return s.endpoint, nil
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o700); err != nil {
-		return Endpoint{}, err
-	}
-	work, err := l.makeWorkdir(spec.UID)
+	_, statErr := os.Stat(dir)
+	fresh := os.IsNotExist(statErr)
+	s, err := l.start(spec, dir)
 	if err != nil {
-		return Endpoint{}, err
-	}
-	s, err := newServer(spec, work, filepath.Join(dir, "runs"), l.credential())
-	if err != nil {
+		if fresh {
+			// A first provisioning that failed leaves nothing behind, so
+			// the host holds no trace of a sandbox that never ran.
+			_ = os.RemoveAll(l.Workdir(spec.UID))
+			_ = os.RemoveAll(dir)
+		}
 		return Endpoint{}, err
 	}
 	l.servers[spec.UID] = s
 	return s.endpoint, nil
+}
+
+// start makes uid's directories and starts its SSH server.
+func (l *Local) start(spec Spec, dir string) (*server, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o700); err != nil {
+		return nil, err
+	}
+	work, err := l.makeWorkdir(spec.UID)
+	if err != nil {
+		return nil, err
+	}
+	return newServer(spec, work, filepath.Join(dir, "runs"), l.credential())
 }
 
 // Destroy implements Provider: it closes the port, kills running commands
