@@ -11,7 +11,6 @@ import (
 
 	"github.com/gatehouse/gatehouse/models"
 	flymodels "github.com/gatehouse/gatehouse/models/flylab"
-	"github.com/gatehouse/gatehouse/models/modelstest"
 	wf "github.com/gatehouse/gatehouse/workflows/flylab"
 )
 
@@ -37,11 +36,7 @@ func TestFault_WorkerKilledMidAnalysisYieldsOneAnalysis(t *testing.T) {
 // (or, with midRun, while) the analysis activity runs, and retries the
 // analysis as an agent would until it answers.
 func runAnalysisKill(t *testing.T, midRun bool) {
-	dbURL := modelstest.SchemaURL(t)
-	if dbURL == "" {
-		t.Skip("needs PostgreSQL (GATEHOUSE_TEST_DATABASE_URL); CI always sets it")
-	}
-	s := StartStack(t, StackOptions{NoWorker: true, Env: map[string]string{"GATEHOUSE_DATABASE_URL": dbURL}})
+	s, dbURL := workerlessStack(t)
 	first := StartRoleProcess(t, "worker", s.WorkerEnv(dbURL))
 	c := loadFlyContract(t)
 	var edits map[string]any

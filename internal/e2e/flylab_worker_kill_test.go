@@ -10,7 +10,6 @@ import (
 
 	"github.com/gatehouse/gatehouse/models"
 	flymodels "github.com/gatehouse/gatehouse/models/flylab"
-	"github.com/gatehouse/gatehouse/models/modelstest"
 	wf "github.com/gatehouse/gatehouse/workflows/flylab"
 )
 
@@ -18,11 +17,7 @@ import (
 // while the simulation activity heartbeats; a replacement worker retries
 // the activity and the ledger still holds exactly one batch.
 func TestFlyLab_WorkerKilledDuringSimulationYieldsOneBatch(t *testing.T) {
-	dbURL := modelstest.SchemaURL(t)
-	if dbURL == "" {
-		t.Skip("needs PostgreSQL (GATEHOUSE_TEST_DATABASE_URL); CI always sets it")
-	}
-	s := StartStack(t, StackOptions{NoWorker: true, Env: map[string]string{"GATEHOUSE_DATABASE_URL": dbURL}})
+	s, dbURL := workerlessStack(t)
 	first := StartRoleProcess(t, "worker", s.WorkerEnv(dbURL))
 	c := loadFlyContract(t)
 	call := func(tool string, args any) map[string]any { return flyTool(t, s, c, s.APIKey, tool, args) }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/config"
+	"github.com/gatehouse/gatehouse/models/modelstest"
 )
 
 // childRoleEnv makes the test binary run a Gatehouse role instead of tests,
@@ -72,6 +73,18 @@ func StartRoleProcess(t testing.TB, role string, env map[string]string) *Process
 	go func() { _ = cmd.Wait(); close(p.waited) }()
 	t.Cleanup(func() { p.Kill(); p.logOnFailure(t) })
 	return p
+}
+
+// workerlessStack starts a stack on its own schema of the test PostgreSQL
+// with no worker of its own, for tests that run workers as processes
+// (WorkerEnv); without PostgreSQL the test is skipped.
+func workerlessStack(t *testing.T) (*Stack, string) {
+	t.Helper()
+	dbURL := modelstest.SchemaURL(t)
+	if dbURL == "" {
+		t.Skip("needs PostgreSQL (GATEHOUSE_TEST_DATABASE_URL); CI always sets it")
+	}
+	return StartStack(t, StackOptions{NoWorker: true, Env: map[string]string{"GATEHOUSE_DATABASE_URL": dbURL}}), dbURL
 }
 
 // WorkerEnv is the environment for a worker process joining stack s, on

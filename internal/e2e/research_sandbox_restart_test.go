@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/gatehouse/gatehouse/models/modelstest"
 )
 
 // TestSandbox_LocalSandboxSurvivesAWorkerRestart: a local sandbox's SSH
@@ -16,11 +14,7 @@ import (
 // sandbox.get and workflow.status_and_next show the new endpoint.
 func TestSandbox_LocalSandboxSurvivesAWorkerRestart(t *testing.T) {
 	t.Parallel()
-	dbURL := modelstest.SchemaURL(t)
-	if dbURL == "" {
-		t.Skip("needs PostgreSQL (GATEHOUSE_TEST_DATABASE_URL); CI always sets it")
-	}
-	s := StartStack(t, StackOptions{NoWorker: true, Env: map[string]string{"GATEHOUSE_DATABASE_URL": dbURL}})
+	s, dbURL := workerlessStack(t)
 	first := StartRoleProcess(t, "worker", s.WorkerEnv(dbURL))
 	op := connectResearch(t, s, s.OperatorToken)
 	pid := str(dig(op.must("project", map[string]any{"action": "create", "name": uniq("e2e-sbx-restart")}), "project", "id"))

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
-
-	"github.com/gatehouse/gatehouse/models/modelstest"
 )
 
 // TestSandbox_SplitAPIAndWorkerReadTheSandboxOnItsHost: the API process
@@ -20,11 +18,7 @@ import (
 // task queue, with path errors still typed.
 func TestSandbox_SplitAPIAndWorkerReadTheSandboxOnItsHost(t *testing.T) {
 	t.Parallel()
-	dbURL := modelstest.SchemaURL(t)
-	if dbURL == "" {
-		t.Skip("needs PostgreSQL (GATEHOUSE_TEST_DATABASE_URL); CI always sets it")
-	}
-	s := StartStack(t, StackOptions{NoWorker: true, Env: map[string]string{"GATEHOUSE_DATABASE_URL": dbURL}})
+	s, dbURL := workerlessStack(t)
 	env := s.WorkerEnv(dbURL)
 	env["GATEHOUSE_DATA_DIR"] = t.TempDir() // not the API's: the sandbox lives only on the worker's "host"
 	StartRoleProcess(t, "worker", env)

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/gatehouse/gatehouse/models/modelstest"
 )
 
 // TestWorkerProcess_KilledAndReplacedFinishesWorkflows proves the harness
@@ -15,11 +13,7 @@ import (
 // stack, is SIGKILLed, and a replacement picks the work up.
 func TestWorkerProcess_KilledAndReplacedFinishesWorkflows(t *testing.T) {
 	t.Parallel()
-	dbURL := modelstest.SchemaURL(t)
-	if dbURL == "" {
-		t.Skip("needs PostgreSQL (GATEHOUSE_TEST_DATABASE_URL); CI always sets it")
-	}
-	s := StartStack(t, StackOptions{NoWorker: true, Env: map[string]string{"GATEHOUSE_DATABASE_URL": dbURL}})
+	s, dbURL := workerlessStack(t)
 	env := s.WorkerEnv(dbURL)
 	env["GATEHOUSE_WORKER_HEALTH_ADDR"] = freeAddr(t)
 	first := StartRoleProcess(t, "worker", env)
