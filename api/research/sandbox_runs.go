@@ -163,6 +163,10 @@ func sandboxPullOutputs(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !s.Config.Features.Storage {
+		return nil, toolErr("unsupported", "/paths", "sandbox.pull_outputs copies files into storage objects, and storage is off "+
+			"in this deployment (GATEHOUSE_FEATURE_STORAGE=false): copy the files over SSH, or turn storage on")
+	}
 	if !sb.Active() {
 		return nil, toolErr("conflict", "/sandbox_uid", "sandbox %s is %s; its working directory is gone", sb.UID, sb.Status)
 	}

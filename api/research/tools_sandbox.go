@@ -32,7 +32,7 @@ func init() {
 		t("sandbox.extend", "Extend a sandbox's time limit (default 1800 seconds, at most 30 minutes per call).", false, sandboxExtend,
 			pick(props{"seconds": integer("seconds (default 1800)", 1, 1800)})),
 		t("sandbox.runs", "Commands run in the sandbox; wait_seconds long-polls until none is running (recommended ≤ 45, capped at 300).", true, sandboxRuns,
-			pick(props{"wait_seconds": integer("seconds (≤ 300)", 0, 300)})),
+			pick(props{"wait_seconds": map[string]any{"type": "integer", "minimum": 0, "description": "seconds to long-poll (recommended ≤ 45; more than 300 waits 300)"}})),
 		t("sandbox.terminal", "Terminal output of the sandbox's commands.", true, sandboxTerminal,
 			pick(props{"tail": integer("lines", 1, 10000), "since": map[string]any{"type": "string", "format": "date-time", "description": "RFC 3339 time"}})),
 		t("sandbox.pull_outputs", "Copy named paths of the sandbox working directory into storage objects (sha256, linked to the experiment).", false, sandboxPullOutputs,

@@ -134,6 +134,9 @@ func TestSandbox_LocalSandboxOverSSHRunsPullExtendReleaseThroughMCP(t *testing.T
 	for _, bad := range []string{"../../../etc/passwd", "/etc/passwd", "results/../../x"} {
 		agent.refused("invalid_input", "sandbox.pull_outputs", map[string]any{"project_id": pid, "sandbox_uid": uidA, "paths": []string{"results/metrics.json", bad}})
 	}
+	if none := agent.must("storage.find", map[string]any{"project_id": pid}); none["total"] != 0.0 {
+		t.Fatalf("refused pulls stored objects: %v", none)
+	}
 	pulled := agent.must("sandbox.pull_outputs", map[string]any{"project_id": pid, "sandbox_uid": uidA, "paths": []string{"results/metrics.json"}})
 	o := pulled["outputs"].([]any)[0]
 	if dig(o, "sha256") != digest([]byte(metrics+"\n")) || dig(o, "status") != "available" || dig(o, "experiment_id") != exp {
