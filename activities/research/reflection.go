@@ -137,13 +137,16 @@ func (a *ReflectionActivities) PublishReflection(ctx context.Context, in wf.Publ
 			res.ClaimsCreated = append(res.ClaimsCreated, cl.ID)
 		}
 		for i, f := range spec.FollowUps {
-			ref, ok, err := followUp(ctx, tx, in, i, f)
+			ref, holder, err := followUp(ctx, tx, in, i, f)
 			if err != nil {
 				return err
 			}
-			if ok {
-				res.FollowUps = append(res.FollowUps, ref)
+			if holder != "" {
+				res.FollowUpsSkipped = append(res.FollowUpsSkipped, wf.FollowUpSkip{Name: f.Name, ExistingExperimentID: holder,
+					Reason: "an experiment of the project took this name after the change spec was checked"})
+				continue
 			}
+			res.FollowUps = append(res.FollowUps, ref)
 		}
 		out, _ := json.Marshal(res)
 		return tx.Model(&models.Reflection{}).Where("id = ? AND published_at IS NULL", in.ReflectionID).Updates(map[string]any{
@@ -154,23 +157,27 @@ func (a *ReflectionActivities) PublishReflection(ctx context.Context, in wf.Publ
 }
 
 // followUp creates the i-th follow-up's row under a derived id; a name
-// another experiment already holds is skipped (ok false).
-func followUp(ctx context.Context, tx *gorm.DB, in wf.PublishInput, i int, f rg.FollowUp) (wf.FollowUpRef, bool, error) {
+// another experiment already holds is skipped, answering that
+// experiment's id as holder.
+func followUp(ctx context.Context, tx *gorm.DB, in wf.PublishInput, i int, f rg.FollowUp) (ref wf.FollowUpRef, holder string, err error) {
 	id := derivedID("exp_", in.ReflectionID, "followup", i)
 	plan, _ := json.Marshal(map[string]any{"created_by_reflection": in.ReflectionID, "depends_on": f.DependsOn})
 	e, _, err := models.CreateExperiment(ctx, tx, models.Experiment{ID: id, ProjectID: in.ProjectID, Name: f.Name, Intent: f.Intent,
 		PlanJSON: string(plan), Status: "planned"})
-	if err != nil || e.ID != id {
-		return wf.FollowUpRef{}, false, err
+	if err != nil {
+		return wf.FollowUpRef{}, "", err
 	}
-	ref := wf.FollowUpRef{ExperimentID: id, Name: f.Name, DependsOn: map[string]string{}}
+	if e.ID != id {
+		return wf.FollowUpRef{}, e.ID, nil
+	}
+	ref = wf.FollowUpRef{ExperimentID: id, Name: f.Name, DependsOn: map[string]string{}}
 	for _, d := range f.DependsOn {
 		var dep models.Experiment
 		if err := tx.Where("id = ? AND project_id = ?", d, in.ProjectID).Take(&dep).Error; err == nil {
 			ref.DependsOn[d] = dep.Status
 		}
 	}
-	return ref, true, nil
+	return ref, "", nil
 }
 
 func orDefault(s, d string) string {

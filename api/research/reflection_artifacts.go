@@ -127,7 +127,8 @@ func (s *Service) uploadReflection(c *gin.Context, a models.Artifact) {
 }
 
 // changeSpecProblems checks what publish will apply: changed claims exist
-// in the project and follow-ups depend only on corpus experiments.
+// in the project, and follow-ups depend only on corpus experiments and
+// take names no experiment of the project has.
 func (s *Service) changeSpecProblems(ctx context.Context, projectID string, corpus []string, content []byte) []string {
 	spec, _ := rg.ParseChangeSpec(content)
 	var p []string
@@ -150,6 +151,10 @@ func (s *Service) changeSpecProblems(ctx context.Context, projectID string, corp
 			if !in[d] {
 				p = append(p, "follow-up "+f.Name+" depends on "+d+", which is not a corpus experiment")
 			}
+		}
+		var taken models.Experiment
+		if s.DB.WithContext(ctx).Where("project_id = ? AND name = ?", projectID, f.Name).Take(&taken).Error == nil {
+			p = append(p, "follow-up "+f.Name+" has the name of experiment "+taken.ID+"; name it differently")
 		}
 	}
 	return p

@@ -52,5 +52,16 @@ type PublishResult struct {
 	ClaimsCreated []string      `json:"claims_created"`
 	ClaimsChanged []string      `json:"claims_changed"`
 	FollowUps     []FollowUpRef `json:"follow_up_experiments"`
-	GraphID       string        `json:"pinned_project_graph_artifact_id"`
+	// FollowUpsSkipped are follow-ups not created because an experiment
+	// took their name after the change spec was checked.
+	FollowUpsSkipped []FollowUpSkip `json:"follow_ups_skipped,omitempty"`
+	GraphID          string         `json:"pinned_project_graph_artifact_id"`
+}
+
+// FollowUpSkip is a follow-up publish did not create, and why.
+type FollowUpSkip struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+	// ExistingExperimentID is the experiment that holds the name.
+	ExistingExperimentID string `json:"existing_experiment_id,omitempty"`
 }
