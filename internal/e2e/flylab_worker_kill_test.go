@@ -15,7 +15,8 @@ import (
 
 // TestFlyLab_WorkerKilledDuringSimulationYieldsOneBatch SIGKILLs the worker
 // while the simulation activity heartbeats; a replacement worker retries
-// the activity and the ledger still holds exactly one batch.
+// the activity, the ledger still holds exactly one batch, and the
+// experiment completes with exactly one analysis of it.
 func TestFlyLab_WorkerKilledDuringSimulationYieldsOneBatch(t *testing.T) {
 	s, dbURL := workerlessStack(t)
 	first := StartRoleProcess(t, "worker", s.WorkerEnv(dbURL))
@@ -60,18 +61,27 @@ func TestFlyLab_WorkerKilledDuringSimulationYieldsOneBatch(t *testing.T) {
 	}
 	first.Kill()
 	StartRoleProcess(t, "worker", s.WorkerEnv(dbURL))
+	var ran map[string]any
 	select {
-	case env := <-result:
-		mustOK(t, env)
+	case ran = <-result:
+		mustOK(t, ran)
 	case <-time.After(3 * time.Minute):
 		t.Fatal("run never finished after the worker was replaced")
 	}
+	// The experiment then completes: its batch is analysed once.
+	batchID := mustOK(t, ran)["id"].(string)
+	mustOK(t, call("analyze_fly_behavior", map[string]any{"page_session_id": sid, "expected_state_revision": ran["state_revision"],
+		"batch_id": batchID, "metrics": mdnPanel}))
 	db, err := models.Open(dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n, err := flymodels.CountBatches(context.Background(), db, expID); err != nil || n != 1 {
 		t.Fatalf("batches for %s: %d (%v)", expID, n, err)
+	}
+	var analyses int64
+	if err := db.Model(&flymodels.Analysis{}).Where("batch_id = ?", batchID).Count(&analyses).Error; err != nil || analyses != 1 {
+		t.Fatalf("analyses of batch %s: %d (%v)", batchID, analyses, err)
 	}
 }
 
