@@ -159,8 +159,9 @@ func litreviewCite(ctx context.Context, s *Service, c *Call) (any, error) {
 	var out models.Citation
 	duplicate := false
 	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var cur models.Citation
-		e := tx.Where("project_id = ? AND ref_kind = ? AND ref = ?", in.ProjectID, kind, ref).Take(&cur).Error
+		// The same source cited in another form (a DOI's resolver link, an
+		// arXiv id's abs/pdf link or another version) is a duplicate too.
+		cur, e := findCitation(ctx, tx, in.ProjectID, kind, ref)
 		if errors.Is(e, gorm.ErrRecordNotFound) {
 			raw, _ := json.Marshal(nonNil(in.Targets))
 			out = models.Citation{ID: models.NewID("cite_"), ProjectID: in.ProjectID, RefKind: kind, Ref: ref, Title: in.Title, Note: in.Note, TargetsJSON: string(raw)}
@@ -217,7 +218,7 @@ func normalizeReference(rawURL, doi, arxiv string) (string, string, error) {
 		return "url", u.String(), nil
 	case doi != "":
 		d := strings.TrimSpace(doi)
-		for _, p := range []string{"https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "doi:"} {
+		for _, p := range []string{"https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi:"} {
 			d = strings.TrimPrefix(d, p)
 		}
 		if !doiPattern.MatchString(d) {

@@ -112,9 +112,8 @@ func mlflowFinalize(ctx context.Context, s *Service, c *Call) (any, error) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if len(keys) > 1000 {
-		keys = keys[:1000]
-	}
+	// All metrics are sent: LogBatch splits them into requests within
+	// MLflow's per-request limits.
 	metrics := make([]mlflow.Metric, 0, len(keys))
 	for _, k := range keys {
 		metrics = append(metrics, mlflow.Metric{Key: k, Value: values[k], Timestamp: now.UnixMilli()})

@@ -67,12 +67,14 @@ func (s *Service) reflectionStatus(ctx context.Context, p models.Project) (any, 
 		return nil, true, err
 	}
 	workflow["live_experiments"] = live
-	latest, err := s.latestPublishedReflection(ctx, p.ID)
+	// The wave adds to the project context, it does not replace it: the
+	// claims, experiments and literature stay in view.
+	pctx, err := s.projectContext(ctx, p)
 	if err != nil {
 		return nil, true, err
 	}
 	return map[string]any{"scope": "project", "experiment": nil, "reflection": reflectionSummary(r), "workflow": workflow,
-		"context": map[string]any{"project": p, "latest_reflection": latest}}, true, nil
+		"context": pctx}, true, nil
 }
 
 // latestPublishedReflection summarizes the project's newest published

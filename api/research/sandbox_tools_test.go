@@ -41,7 +41,7 @@ func TestSandboxTools_SchemaRefusesOverlongExtendAndEmptyPaths(t *testing.T) {
 	for _, tc := range []struct{ tool, args, pointer string }{
 		{"sandbox.extend", `{"project_id":"p","seconds":1801}`, "/seconds"},
 		{"sandbox.pull_outputs", `{"project_id":"p","paths":[]}`, "/paths"},
-		{"sandbox.runs", `{"project_id":"p","wait_seconds":301}`, "/wait_seconds"},
+		{"sandbox.runs", `{"project_id":"p","wait_seconds":-1}`, "/wait_seconds"},
 		{"sandbox.attach", `{"project_id":"p","experiment_id":"e"}`, ""},
 	} {
 		_, terr := s.Invoke(context.Background(), agent, tc.tool, json.RawMessage(tc.args))

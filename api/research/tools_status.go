@@ -118,7 +118,7 @@ func (s *Service) projectStatus(ctx context.Context, p models.Project) (any, err
 	if out, ok, err := s.reflectionStatus(ctx, p); ok || err != nil {
 		return out, err
 	}
-	ov, err := s.overview(ctx, p)
+	pctx, err := s.projectContext(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -126,13 +126,9 @@ func (s *Service) projectStatus(ctx context.Context, p models.Project) (any, err
 	if err != nil {
 		return nil, err
 	}
-	claims := ov["claims"].([]models.Claim)
-	exps := ov["experiments"].([]map[string]any)
+	claims := pctx["claims"].([]models.Claim)
+	exps := pctx["experiments"].([]map[string]any)
 	finished, err := s.finishedSinceReflection(ctx, p.ID)
-	if err != nil {
-		return nil, err
-	}
-	latest, err := s.latestPublishedReflection(ctx, p.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -149,5 +145,25 @@ func (s *Service) projectStatus(ctx context.Context, p models.Project) (any, err
 	return map[string]any{"scope": "project", "experiment": nil,
 		"workflow": map[string]any{"current_gate": gate, "next_action": next, "allowed_actions": allowed, "blocked_actions": []any{},
 			"missing_evidence": []any{}, "revision_context": nil, "live_experiments": live},
-		"context": map[string]any{"project": p, "latest_reflection": latest, "literature_summary": nil, "claims": claims, "experiments": exps}}, nil
+		"context": pctx}, nil
+}
+
+// projectContext is the project-scope status's context: the project, its
+// newest published reflection, a literature summary, its claims and
+// experiment summaries. It is the same whether or not a wave is open.
+func (s *Service) projectContext(ctx context.Context, p models.Project) (map[string]any, error) {
+	ov, err := s.overview(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	latest, err := s.latestPublishedReflection(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	lit, err := s.literatureSummary(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"project": p, "latest_reflection": latest, "literature_summary": lit,
+		"claims": ov["claims"].([]models.Claim), "experiments": ov["experiments"].([]map[string]any)}, nil
 }

@@ -152,15 +152,55 @@ func (c *Client) CreateRun(ctx context.Context, experimentID, runName string, st
 	return out.Run.Info.RunID, err
 }
 
-// LogBatch logs params and metrics to a run.
+// MLflow's documented limits of one runs/log-batch request.
+const (
+	maxBatchMetrics  = 1000
+	maxBatchParams   = 100
+	maxBatchTags     = 100
+	maxBatchEntities = 1000 // metrics, params and tags together
+)
+
+// batch is the content of one runs/log-batch request.
+type batch struct {
+	Params  []Param  // at most maxBatchParams
+	Metrics []Metric // at most maxBatchMetrics
+	Tags    []Tag    // at most maxBatchTags
+}
+
+// splitBatch cuts params, metrics and tags, in order, into batches that each
+// respect MLflow's per-request limits; params and tags go first, metrics
+// fill what each batch has left. It answers at least one (maybe empty) batch.
+func splitBatch(params []Param, metrics []Metric, tags []Tag) []batch {
+	var out []batch
+	for first := true; first || len(params)+len(metrics)+len(tags) > 0; first = false {
+		np, nt := min(len(params), maxBatchParams), min(len(tags), maxBatchTags)
+		nm := min(len(metrics), maxBatchMetrics, maxBatchEntities-np-nt)
+		out = append(out, batch{Params: params[:np:np], Metrics: metrics[:nm:nm], Tags: tags[:nt:nt]})
+		params, metrics, tags = params[np:], metrics[nm:], tags[nt:]
+	}
+	return out
+}
+
+// LogBatch logs params and metrics to a run, all of them, in as many
+// runs/log-batch requests as MLflow's per-request limits (1000 metrics,
+// 100 params, 100 tags, 1000 entities) require. It stops at the first
+// refused request; the batches before it stay logged.
 func (c *Client) LogBatch(ctx context.Context, runID string, params []Param, metrics []Metric) error {
-	if params == nil {
-		params = []Param{}
+	for _, b := range splitBatch(params, metrics, nil) {
+		body := map[string]any{"run_id": runID, "params": nonNil(b.Params), "metrics": nonNil(b.Metrics), "tags": nonNil(b.Tags)}
+		if err := c.do(ctx, http.MethodPost, "runs/log-batch", nil, body, nil); err != nil {
+			return err
+		}
 	}
-	if metrics == nil {
-		metrics = []Metric{}
+	return nil
+}
+
+// nonNil makes a nil slice encode as [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
 	}
-	return c.do(ctx, http.MethodPost, "runs/log-batch", nil, map[string]any{"run_id": runID, "params": params, "metrics": metrics, "tags": []Tag{}}, nil)
+	return s
 }
 
 // FinishRun ends a run with status FINISHED at end.
