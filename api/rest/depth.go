@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -19,12 +18,33 @@ const MaxJSONDepth = 64
 // errTooDeep reports a body nested beyond MaxJSONDepth.
 var errTooDeep = errors.New("JSON nested too deeply")
 
-// GuardJSON reads a JSON request body (already size-limited by LimitBody),
-// refuses one nested deeper than MaxJSONDepth with 400, and hands the bytes
-// on to the handler unchanged.
+// rawBodyRoutes are the routes (method and Gin route pattern) whose bodies
+// are opaque bytes streamed to the blob store and never decoded as JSON:
+// the single-use artifact upload and the storage object upload. Every other
+// body is decoded as JSON by its handler (ReadBody plus json.Unmarshal,
+// ShouldBindJSON, the MCP and gateway endpoints) whatever its Content-Type,
+// so GuardJSON checks all of them. The research package owns these paths
+// (UploadPathPrefix, StorageUploadPrefix); a test keeps the two in step.
+var rawBodyRoutes = map[string]bool{
+	http.MethodPut + " /api/artifacts/u/:token": true,
+	http.MethodPut + " /api/storage/u/:token":   true,
+}
+
+// RawBodyRoute reports whether the route with this method and Gin route
+// pattern takes raw bytes, so GuardJSON leaves its body alone.
+func RawBodyRoute(method, pattern string) bool {
+	return rawBodyRoutes[method+" "+pattern]
+}
+
+// GuardJSON reads every non-empty request body (already size-limited by
+// LimitBody), whatever its Content-Type (handlers decode bodies as JSON
+// without looking at it), refuses one nested deeper than MaxJSONDepth with
+// 400, and hands the bytes on to the handler unchanged. Raw upload routes
+// (RawBodyRoute) are passed through unread so their bytes keep streaming.
 func GuardJSON() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if c.Request.Body == nil || c.Request.ContentLength == 0 || !isJSON(c.Request.Header.Get("Content-Type")) {
+		if c.Request.Body == nil || c.Request.Body == http.NoBody || c.Request.ContentLength == 0 ||
+			RawBodyRoute(c.Request.Method, c.FullPath()) {
 			c.Next()
 			return
 		}
@@ -38,8 +58,7 @@ func GuardJSON() gin.HandlerFunc {
 			Abort(c, http.StatusBadRequest, "bad_body", "could not read request body")
 			return
 		}
-		if err := checkDepth(body, MaxJSONDepth); err != nil {
-			Abort(c, http.StatusBadRequest, "too_deep", fmt.Sprintf("JSON body nests deeper than %d levels", MaxJSONDepth))
+		if !depthOK(c, body) {
 			return
 		}
 		c.Request.Body = io.NopCloser(bytes.NewReader(body))
@@ -48,12 +67,14 @@ func GuardJSON() gin.HandlerFunc {
 	}
 }
 
-func isJSON(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	if err != nil {
+// depthOK answers 400 too_deep and returns false when body nests deeper
+// than MaxJSONDepth.
+func depthOK(c *gin.Context, body []byte) bool {
+	if err := checkDepth(body, MaxJSONDepth); err != nil {
+		Abort(c, http.StatusBadRequest, "too_deep", fmt.Sprintf("JSON body nests deeper than %d levels", MaxJSONDepth))
 		return false
 	}
-	return mt == "application/json" || (len(mt) > 5 && mt[len(mt)-5:] == "+json")
+	return true
 }
 
 // checkDepth scans raw JSON for nesting depth without decoding it; strings
