@@ -44,7 +44,7 @@ func (a *SandboxActivities) ProvisionSandbox(ctx context.Context, in wf.SandboxI
 	if err != nil {
 		return wf.SandboxEndpoint{}, err
 	}
-	out := wf.SandboxEndpoint{Host: ep.Host, Port: ep.Port, User: ep.User, Workdir: ep.Workdir}
+	out := wf.SandboxEndpoint{Host: ep.Host, Port: ep.Port, User: ep.User, Workdir: ep.Workdir, InspectURL: ep.InspectURL, InspectToken: ep.InspectToken}
 	if p.Name() == sandbox.LocalName {
 		out.HostQueue = a.HostQueue
 	}

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/gatehouse/gatehouse/internal/sandbox"
+	"github.com/gatehouse/gatehouse/internal/sandbox/agent"
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
 )
@@ -62,58 +63,70 @@ func (l localReader) Files(_ context.Context, uid string, max int) ([]string, er
 	return l.insp.Files(uid, max)
 }
 
-// remoteReader reads a local sandbox held by a worker on another host:
-// each read is a short SandboxInspect workflow whose activity runs on that
-// host's task queue.
-type remoteReader struct {
-	temporal  client.Client
-	taskQueue string
-	hostQueue string
-}
+// inspectFunc answers one inspection of a sandbox that lives elsewhere.
+type inspectFunc func(context.Context, wf.SandboxInspectRequest) (wf.SandboxInspectResult, error)
 
-// remoteFor answers a reader for sb through the host queue its workflow
-// recorded, or ok=false when there is none to reach.
+// remoteReader reads a sandbox this process does not hold through inspect:
+// a local sandbox held by a worker on another host (through that host's
+// task queue), or a kubernetes sandbox whose Pod runs the sandbox agent.
+type remoteReader struct{ inspect inspectFunc }
+
+// remoteFor answers a reader for sb from what its workflow recorded: the
+// sandbox agent of its Pod, or the host queue of the worker holding it;
+// ok=false when there is neither.
 func (s *Service) remoteFor(ctx context.Context, sb models.Sandbox) (remoteReader, bool) {
 	if s.Temporal == nil {
 		return remoteReader{}, false
 	}
 	v, err := s.Temporal.QueryWorkflow(ctx, wf.SandboxWorkflowID(sb.UID), "", wf.SandboxStateQuery)
 	var st wf.SandboxState
-	if err != nil || v.Get(&st) != nil || st.Endpoint.HostQueue == "" {
+	if err != nil || v.Get(&st) != nil {
 		return remoteReader{}, false
 	}
-	return remoteReader{temporal: s.Temporal, taskQueue: s.Config.TaskQueue, hostQueue: st.Endpoint.HostQueue}, true
+	switch ep := st.Endpoint; {
+	case ep.InspectURL != "" && ep.InspectToken != "":
+		cl := agent.Client{URL: ep.InspectURL, Token: ep.InspectToken}
+		return remoteReader{inspect: func(ctx context.Context, in wf.SandboxInspectRequest) (wf.SandboxInspectResult, error) {
+			out, err := cl.Inspect(ctx, in)
+			if err != nil && agent.ErrorType(err) == "" && ctx.Err() == nil {
+				return out, toolErr("unavailable", "/sandbox_uid", "the sandbox agent of %s did not answer: %v", sb.UID, err)
+			}
+			return out, err
+		}}, true
+	case ep.HostQueue != "":
+		return remoteReader{inspect: s.hostInspect(ep.HostQueue)}, true
+	}
+	return remoteReader{}, false
 }
 
-// inspect runs one inspection and maps its typed errors back to the
+// hostInspect runs each inspection as a short SandboxInspect workflow
+// whose activity runs on hostQueue, mapping its typed errors back to the
 // sandbox package's.
-func (r remoteReader) inspect(ctx context.Context, in wf.SandboxInspectRequest) (wf.SandboxInspectResult, error) {
-	in.HostQueue = r.hostQueue
-	run, err := r.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID:                       wf.SandboxInspectWorkflowID(in.UID, models.NewID("")),
-		TaskQueue:                r.taskQueue,
-		WorkflowExecutionTimeout: in.Wait + 2*time.Minute,
-	}, wf.SandboxInspectWorkflowName, in)
-	var out wf.SandboxInspectResult
-	if err == nil {
-		err = run.Get(ctx, &out)
+func (s *Service) hostInspect(hostQueue string) inspectFunc {
+	return func(ctx context.Context, in wf.SandboxInspectRequest) (wf.SandboxInspectResult, error) {
+		in.HostQueue = hostQueue
+		run, err := s.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+			ID:                       wf.SandboxInspectWorkflowID(in.UID, models.NewID("")),
+			TaskQueue:                s.Config.TaskQueue,
+			WorkflowExecutionTimeout: in.Wait + 2*time.Minute,
+		}, wf.SandboxInspectWorkflowName, in)
+		var out wf.SandboxInspectResult
+		if err == nil {
+			err = run.Get(ctx, &out)
+		}
+		var app *temporal.ApplicationError
+		var timeout *temporal.TimeoutError
+		switch {
+		case err == nil:
+			return out, nil
+		case errors.As(err, &app) && app.Type() != "":
+			return out, agent.FromType(app.Type(), app.Message())
+		case errors.As(err, &timeout):
+			return out, toolErr("unavailable", "/sandbox_uid", "the worker host holding sandbox %s (task queue %s) did not answer within %s; "+
+				"is its worker running?", in.UID, hostQueue, wf.SandboxInspectPickup)
+		}
+		return out, err
 	}
-	var app *temporal.ApplicationError
-	var timeout *temporal.TimeoutError
-	switch {
-	case err == nil:
-		return out, nil
-	case errors.As(err, &app) && app.Type() == wf.InspectErrPathOutside:
-		return out, fmt.Errorf("%w: %s", sandbox.ErrPathOutside, app.Message())
-	case errors.As(err, &app) && app.Type() == wf.InspectErrNotFound:
-		return out, fmt.Errorf("%w: %s", sandbox.ErrNotFound, app.Message())
-	case errors.As(err, &app) && app.Type() == wf.InspectErrTooLarge:
-		return out, fmt.Errorf("%w: %s", sandbox.ErrTooLarge, app.Message())
-	case errors.As(err, &timeout):
-		return out, toolErr("unavailable", "/sandbox_uid", "the worker host holding sandbox %s (task queue %s) did not answer within %s; "+
-			"is its worker running?", in.UID, r.hostQueue, wf.SandboxInspectPickup)
-	}
-	return out, err
 }
 
 func (r remoteReader) Runs(ctx context.Context, uid string, wait time.Duration) ([]sandbox.Run, error) {
@@ -121,12 +134,7 @@ func (r remoteReader) Runs(ctx context.Context, uid string, wait time.Duration) 
 	if err != nil {
 		return nil, err
 	}
-	runs := make([]sandbox.Run, len(out.Runs))
-	for i, x := range out.Runs {
-		runs[i] = sandbox.Run{Seq: x.Seq, Command: x.Command, Status: x.Status, StartedAt: x.StartedAt, EndedAt: x.EndedAt,
-			ExitCode: x.ExitCode, Output: x.Output, Truncated: x.Truncated}
-	}
-	return runs, nil
+	return agent.FromMessages(out.Runs), nil
 }
 
 // ReadFile copies rel chunk by chunk; a file whose size changes while it

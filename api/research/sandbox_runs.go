@@ -28,8 +28,9 @@ const (
 )
 
 // reader answers how to read sandbox sb: through this process's provider
-// when it holds the sandbox, else (a local sandbox on another worker host:
-// api and worker split) through that host's task queue.
+// when it holds the sandbox; else through the sandbox agent of its Pod
+// (kubernetes) or the task queue of the worker host holding it (a local
+// sandbox with api and worker split).
 func (s *Service) reader(ctx context.Context, sb models.Sandbox) (sandboxReader, error) {
 	p, err := s.providers().Get(sb.Provider)
 	if err != nil {
@@ -37,6 +38,10 @@ func (s *Service) reader(ctx context.Context, sb models.Sandbox) (sandboxReader,
 	}
 	in, ok := p.(sandbox.Inspector)
 	if !ok {
+		// A Pod that runs the sandbox agent records its runs.
+		if remote, ok := s.remoteFor(ctx, sb); ok {
+			return remote, nil
+		}
 		return nil, errSandboxInspect
 	}
 	if h, ok := in.(interface{ Holds(string) bool }); ok && sb.Status != models.SandboxFailed && !h.Holds(sb.UID) {

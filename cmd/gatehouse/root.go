@@ -32,6 +32,7 @@ wins over the environment.`,
 	root.AddCommand(newDevCommand(), newAPICommand(), newWorkerCommand(), newMigrateCommand(), newVersionCommand(), newKeysCommand())
 	root.AddCommand(newRunnerCommand())
 	root.AddCommand(newLoadCommand())
+	root.AddCommand(newSandboxAgentCommand())
 	return root
 }
 

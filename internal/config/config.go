@@ -110,6 +110,10 @@ type Sandbox struct {
 	KubeNamespace string
 	// KubeImage is the sandbox Pod image, pinned by tag or digest.
 	KubeImage string
+	// KubeAgentImage is the Gatehouse image whose binary runs as the
+	// sandbox agent in each Pod, recording runs ("": Pods run KubeImage's
+	// own SSH server and record no runs).
+	KubeAgentImage string
 	// Kubeconfig is the kubeconfig file of the kubernetes provider; empty
 	// means the in-cluster service account.
 	Kubeconfig string
@@ -203,6 +207,7 @@ var Vars = []Var{
 	{"GATEHOUSE_SANDBOX_RUN_AS", "nobody", "user local sandbox commands run as when the worker is root (root: keep root)"},
 	{"GATEHOUSE_SANDBOX_KUBE_NAMESPACE", "default", "namespace of kubernetes sandbox Pods"},
 	{"GATEHOUSE_SANDBOX_KUBE_IMAGE", DefaultSandboxKubeImage, "kubernetes sandbox Pod image, pinned by tag or digest"},
+	{"GATEHOUSE_SANDBOX_KUBE_AGENT_IMAGE", "", "Gatehouse image whose binary runs as the sandbox agent in each Pod, recording runs for sandbox.runs/terminal/pull_outputs; empty: the Pod image's own SSH server, no runs"},
 	{"GATEHOUSE_SANDBOX_KUBECONFIG", "", "kubeconfig file of the kubernetes sandbox provider; empty: in-cluster service account"},
 }
 
@@ -262,7 +267,8 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 		StorageSweepInterval: r.duration("GATEHOUSE_STORAGE_SWEEP_INTERVAL", time.Hour),
 		MLflowTrackingURI:    strings.TrimRight(r.str("GATEHOUSE_MLFLOW_TRACKING_URI", ""), "/"),
 		Sandbox: Sandbox{RunAs: r.str("GATEHOUSE_SANDBOX_RUN_AS", "nobody"), KubeNamespace: r.str("GATEHOUSE_SANDBOX_KUBE_NAMESPACE", "default"),
-			KubeImage: r.str("GATEHOUSE_SANDBOX_KUBE_IMAGE", DefaultSandboxKubeImage), Kubeconfig: r.str("GATEHOUSE_SANDBOX_KUBECONFIG", "")},
+			KubeImage: r.str("GATEHOUSE_SANDBOX_KUBE_IMAGE", DefaultSandboxKubeImage), Kubeconfig: r.str("GATEHOUSE_SANDBOX_KUBECONFIG", ""),
+			KubeAgentImage: r.str("GATEHOUSE_SANDBOX_KUBE_AGENT_IMAGE", "")},
 	}
 	c.BlobDir = r.str("GATEHOUSE_BLOB_DIR", filepath.Join(c.DataDir, "blobs"))
 	c.CentralGitDir = r.str("GATEHOUSE_CENTRAL_GIT_DIR", "")

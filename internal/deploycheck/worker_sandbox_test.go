@@ -79,6 +79,12 @@ func TestManifests_KubernetesSandboxesRBAC(t *testing.T) {
 	if cm == nil || cm.Data["GATEHOUSE_SANDBOX_PROVIDERS"] != "local,kubernetes" || cm.Data["GATEHOUSE_SANDBOX_KUBE_NAMESPACE"] != "sandboxes" {
 		t.Fatalf("configmap does not select the provider: %v", cm)
 	}
+	// Sandbox Pods run the chart's own image as their agent, so runs are
+	// recorded; the workers run that same image.
+	worker := m.deployments["gatehouse-worker"].Spec.Template.Spec.Containers[0]
+	if agent := cm.Data["GATEHOUSE_SANDBOX_KUBE_AGENT_IMAGE"]; agent == "" || agent != worker.Image {
+		t.Errorf("sandbox agent image %q, worker image %q", agent, worker.Image)
+	}
 	mountsToken := func(name string) bool {
 		c := m.deployments[name].Spec.Template.Spec.Containers[0]
 		return slices.ContainsFunc(c.VolumeMounts, func(v corev1.VolumeMount) bool {

@@ -30,6 +30,9 @@ var uidPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // directory, so any process sharing Root can read them.
 type Local struct {
 	Root string
+	// Listen is the address SSH servers bind ("" is 127.0.0.1); a sandbox
+	// agent inside a Pod binds every interface.
+	Listen string
 
 	mu      sync.Mutex
 	servers map[string]*server
@@ -152,7 +155,7 @@ func (l *Local) start(spec Spec, dir string) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newServer(spec, work, filepath.Join(dir, "runs"), l.credential())
+	return newServer(spec, work, filepath.Join(dir, "runs"), l.credential(), l.Listen)
 }
 
 // Destroy implements Provider: it closes the port, kills running commands
@@ -161,6 +164,13 @@ func (l *Local) Destroy(_ context.Context, uid string) error {
 	if _, err := l.dir(uid); err != nil {
 		return err
 	}
+	l.Stop(uid)
+	return os.RemoveAll(l.Workdir(uid))
+}
+
+// Stop closes uid's SSH server, killing its running commands, and keeps
+// its runs and working directory (a sandbox agent shutting down).
+func (l *Local) Stop(uid string) {
 	l.mu.Lock()
 	s, ok := l.servers[uid]
 	delete(l.servers, uid)
@@ -168,7 +178,6 @@ func (l *Local) Destroy(_ context.Context, uid string) error {
 	if ok {
 		s.close()
 	}
-	return os.RemoveAll(l.Workdir(uid))
 }
 
 // Live reports whether uid's SSH server is up in this process.
@@ -293,13 +302,16 @@ func (l *Local) Files(uid string, max int) ([]string, error) {
 	return out, err
 }
 
-// loopback listens on loopback: on port when it is positive and free,
-// else on one the OS chooses.
-func loopback(port int) (net.Listener, error) {
+// listen listens on host (loopback when empty): on port when it is
+// positive and free, else on one the OS chooses.
+func listen(host string, port int) (net.Listener, error) {
+	if host == "" {
+		host = "127.0.0.1"
+	}
 	if port > 0 {
-		if ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", fmt.Sprint(port))); err == nil {
+		if ln, err := net.Listen("tcp", net.JoinHostPort(host, fmt.Sprint(port))); err == nil {
 			return ln, nil
 		}
 	}
-	return net.Listen("tcp", "127.0.0.1:0")
+	return net.Listen("tcp", net.JoinHostPort(host, "0"))
 }

@@ -60,6 +60,11 @@ type Endpoint struct {
 	Port    int    `json:"ssh_port"`
 	User    string `json:"ssh_user"`
 	Workdir string `json:"workdir"`
+	// InspectURL and InspectToken reach the sandbox agent that records a
+	// remote sandbox's runs (see package sandbox/agent); empty for local
+	// sandboxes and for Pods without the agent.
+	InspectURL   string `json:"-"`
+	InspectToken string `json:"-"`
 }
 
 // Run is one command executed in a sandbox.

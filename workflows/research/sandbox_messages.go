@@ -30,6 +30,10 @@ type SandboxEndpoint struct {
 	// sandbox (its SSH server and files): re-provisioning and teardown run
 	// there. Empty for providers any worker can reach.
 	HostQueue string `json:",omitempty"`
+	// InspectURL and InspectToken reach the sandbox agent of a Pod that
+	// records its runs (kubernetes with an agent image).
+	InspectURL   string `json:",omitempty"`
+	InspectToken string `json:",omitempty"`
 }
 
 // SandboxExtend asks for more time; Seconds ≤ 0 means the default, and

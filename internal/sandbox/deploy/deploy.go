@@ -105,7 +105,8 @@ func local(cfg config.Config, _ Clients) (sandbox.Provider, error) {
 // kubernetesProvider creates sandbox Pods in the configured namespace.
 // Without a client it is still returned, with the reason as ClientErr.
 func kubernetesProvider(cfg config.Config, cl Clients) (sandbox.Provider, error) {
-	p := &kube.Provider{Client: cl.Kube, Namespace: cfg.Sandbox.KubeNamespace, Image: cfg.Sandbox.KubeImage, Types: kube.DefaultTypes()}
+	p := &kube.Provider{Client: cl.Kube, Namespace: cfg.Sandbox.KubeNamespace, Image: cfg.Sandbox.KubeImage,
+		AgentImage: cfg.Sandbox.KubeAgentImage, Types: kube.DefaultTypes()}
 	if p.Client != nil {
 		return p, nil
 	}

@@ -10,15 +10,29 @@
 // create/get/delete/list on pods in Namespace (helm/gatehouse grants that
 // and projects a token into the worker alone when sandboxes.providers
 // includes kubernetes). Pod IPs must be reachable from where agents
-// connect (a VPN, or a LoadBalancer Service in front of each Pod). Runs are not
-// recorded by this provider: sandbox.runs and sandbox.terminal answer
-// unsupported for it.
+// connect (a VPN, or a LoadBalancer Service in front of each Pod).
+//
+// With AgentImage set (GATEHOUSE_SANDBOX_KUBE_AGENT_IMAGE, the Gatehouse
+// image), the Pod runs the sandbox agent instead of the image's own SSH
+// server: an init container copies the gatehouse binary into the Pod, and
+// `gatehouse sandbox-agent serve` serves SSH (recording every command as a
+// run, as local sandboxes do) and the inspection port that sandbox.runs,
+// sandbox.terminal, sandbox.pull_outputs and the release checklist read,
+// with a per-sandbox token. The API must reach Pod IPs on InspectPort.
+// Commands run as the sandbox image's user, as the agent does, so the run
+// records are protected by the Pod boundary, not from the sandbox's own
+// commands.
+// Without it, runs are not recorded: those tools answer unsupported.
 package kube
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
+	"path"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,6 +43,7 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/gatehouse/gatehouse/internal/sandbox"
+	"github.com/gatehouse/gatehouse/internal/sandbox/agent"
 )
 
 // Name is the provider's name.
@@ -38,6 +53,10 @@ const Name = "kubernetes"
 const (
 	// SSHPort is the port the Pod's SSH server listens on.
 	SSHPort = 2222
+	// InspectPort is the sandbox agent's inspection port.
+	InspectPort = 2223
+	// agentBin is where the init container puts the gatehouse binary.
+	agentBin = "/opt/gatehouse"
 	// Workdir is the sandbox working directory inside the Pod.
 	Workdir = "/workspace"
 	// DefaultImage serves SSH for USER_NAME with PUBLIC_KEY on port 2222.
@@ -64,7 +83,10 @@ type Provider struct {
 	Client    kubernetes.Interface
 	Namespace string
 	Image     string
-	Types     []sandbox.InstanceType
+	// AgentImage is the Gatehouse image whose binary runs as the sandbox
+	// agent ("": the image's own SSH server, runs not recorded).
+	AgentImage string
+	Types      []sandbox.InstanceType
 	// ClientErr, when set, is why there is no Client in this process (the
 	// api has no cluster credentials; only the worker needs them): Options
 	// still answers, every call to the cluster answers ClientErr.
@@ -113,8 +135,9 @@ func PodName(uid string) string {
 	return "sbx-" + strings.ToLower(strings.ReplaceAll(uid, "_", "-"))
 }
 
-// RenderPod is the Pod a sandbox runs as.
-func (p *Provider) RenderPod(spec sandbox.Spec) *corev1.Pod {
+// RenderPod is the Pod a sandbox runs as; token is the agent's inspection
+// token (unused without AgentImage).
+func (p *Provider) RenderPod(spec sandbox.Spec, token string) *corev1.Pod {
 	image := p.Image
 	if image == "" {
 		image = DefaultImage
@@ -131,7 +154,7 @@ func (p *Provider) RenderPod(spec sandbox.Spec) *corev1.Pod {
 	}
 	no := false
 	scratch := resource.MustParse("10Gi")
-	return &corev1.Pod{
+	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: PodName(spec.UID), Namespace: p.Namespace,
 			Labels: map[string]string{LabelUID: strings.ToLower(spec.UID), "app.kubernetes.io/managed-by": "gatehouse"}},
 		Spec: corev1.PodSpec{
@@ -151,12 +174,69 @@ func (p *Provider) RenderPod(spec sandbox.Spec) *corev1.Pod {
 			Volumes: []corev1.Volume{{Name: "workspace", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: &scratch}}}},
 		},
 	}
+	if p.AgentImage != "" {
+		p.withAgent(pod, spec, token)
+	}
+	return pod
+}
+
+// withAgent makes pod run the sandbox agent: an init container copies the
+// gatehouse binary from AgentImage into a shared volume, and the sandbox
+// container runs it as its command, in the sandbox image's environment.
+func (p *Provider) withAgent(pod *corev1.Pod, spec sandbox.Spec, token string) {
+	bin := corev1.VolumeMount{Name: "gatehouse-bin", MountPath: agentBin}
+	pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: "gatehouse-bin", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	pod.Spec.InitContainers = []corev1.Container{{Name: "gatehouse-agent", Image: p.AgentImage,
+		Command: []string{"/gatehouse", "sandbox-agent", "install", agentBin + "/gatehouse"}, VolumeMounts: []corev1.VolumeMount{bin}}}
+	c := &pod.Spec.Containers[0]
+	c.Command = []string{agentBin + "/gatehouse", "sandbox-agent", "serve"}
+	c.Env = []corev1.EnvVar{
+		{Name: agent.EnvUID, Value: spec.UID},
+		{Name: agent.EnvPublicKey, Value: strings.TrimSpace(spec.PublicKey)},
+		{Name: agent.EnvToken, Value: token},
+		{Name: agent.EnvRoot, Value: Workdir},
+		{Name: agent.EnvSSHPort, Value: fmt.Sprint(SSHPort)},
+		{Name: agent.EnvPort, Value: fmt.Sprint(InspectPort)},
+		{Name: agent.EnvTimeLimit, Value: fmt.Sprint(int(spec.TimeLimit.Seconds()))},
+		{Name: agent.EnvCPU, Value: fmt.Sprint(spec.CPU)},
+		{Name: agent.EnvMemoryMB, Value: fmt.Sprint(spec.MemoryMB)},
+	}
+	c.Ports = append(c.Ports, corev1.ContainerPort{Name: "inspect", ContainerPort: InspectPort})
+	c.VolumeMounts = append(c.VolumeMounts, bin)
+}
+
+// agentWorkdir is the working directory the agent gives sandbox uid.
+func agentWorkdir(uid string) string { return path.Join(Workdir, uid, "work") }
+
+// tokenOf is the inspection token a created Pod carries ("" without one).
+func tokenOf(pod *corev1.Pod) string {
+	for _, c := range pod.Spec.Containers {
+		for _, e := range c.Env {
+			if e.Name == agent.EnvToken {
+				return e.Value
+			}
+		}
+	}
+	return ""
+}
+
+// newToken is a fresh inspection token.
+func newToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
 }
 
 // Provision implements sandbox.Provider: it creates the Pod once and
 // answers its endpoint when it runs, ErrNotReady before.
 func (p *Provider) Provision(ctx context.Context, spec sandbox.Spec) (sandbox.Endpoint, error) {
-	pod := p.RenderPod(spec)
+	token, err := newToken()
+	if err != nil {
+		return sandbox.Endpoint{}, err
+	}
+	pod := p.RenderPod(spec, token)
 	pods, err := p.pods()
 	if err != nil {
 		return sandbox.Endpoint{}, err
@@ -171,7 +251,14 @@ func (p *Provider) Provision(ctx context.Context, spec sandbox.Spec) (sandbox.En
 	if got.Status.Phase != corev1.PodRunning || got.Status.PodIP == "" {
 		return sandbox.Endpoint{}, fmt.Errorf("%w (phase %q)", ErrNotReady, got.Status.Phase)
 	}
-	return sandbox.Endpoint{Host: got.Status.PodIP, Port: SSHPort, User: sandbox.LocalUser, Workdir: Workdir}, nil
+	ep := sandbox.Endpoint{Host: got.Status.PodIP, Port: SSHPort, User: sandbox.LocalUser, Workdir: Workdir}
+	if tok := tokenOf(got); tok != "" {
+		// The Pod created first (by this call or an earlier attempt) holds
+		// the token its agent checks.
+		ep.Workdir, ep.InspectToken = agentWorkdir(spec.UID), tok
+		ep.InspectURL = "http://" + net.JoinHostPort(got.Status.PodIP, fmt.Sprint(InspectPort))
+	}
+	return ep, nil
 }
 
 // Destroy implements sandbox.Provider; a Pod already gone is destroyed.

@@ -19,7 +19,7 @@ var spec = sandbox.Spec{UID: "sbx_AB12", Provider: Name, InstanceType: "gpu-smal
 
 func TestRenderPod_LimitsKeyAndIsolation(t *testing.T) {
 	p := &Provider{Namespace: "sandboxes"}
-	pod := p.RenderPod(spec)
+	pod := p.RenderPod(spec, "")
 	raw, err := yaml.Marshal(pod)
 	if err != nil {
 		t.Fatal(err)

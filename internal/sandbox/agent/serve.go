@@ -1,0 +1,99 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/sandbox"
+)
+
+// Config is what one sandbox agent serves.
+type Config struct {
+	UID       string
+	PublicKey string
+	// Token is the bearer token inspections must carry.
+	Token string
+	// Root holds the sandbox's runs and working directory.
+	Root string
+	// Listen is the host both servers bind ("" is every interface).
+	Listen string
+	// SSHPort and InspectPort are the ports to serve (0: any free one).
+	SSHPort, InspectPort int
+	TimeLimit            time.Duration
+	CPU                  float64
+	MemoryMB             int
+}
+
+// Agent is a running sandbox agent.
+type Agent struct {
+	// SSH is the sandbox's SSH endpoint; InspectURL the inspection server.
+	SSH        sandbox.Endpoint
+	InspectURL string
+
+	local *sandbox.Local
+	uid   string
+	http  *http.Server
+	done  chan error
+}
+
+// Start starts the SSH server (recording every command as a run) and the
+// inspection server. A requested port that is taken is an error: the Pod
+// advertises its ports.
+func Start(cfg Config) (*Agent, error) {
+	if cfg.UID == "" || cfg.PublicKey == "" || cfg.Token == "" || cfg.Root == "" {
+		return nil, errors.New("sandbox agent: uid, public key, token and root are required")
+	}
+	host := cfg.Listen
+	if host == "" {
+		host = "0.0.0.0"
+	}
+	l := sandbox.LocalAt(cfg.Root)
+	l.Listen = host
+	ep, err := l.Provision(context.Background(), sandbox.Spec{UID: cfg.UID, Provider: sandbox.LocalName, PublicKey: cfg.PublicKey,
+		TimeLimit: cfg.TimeLimit, CPU: cfg.CPU, MemoryMB: cfg.MemoryMB, Port: cfg.SSHPort})
+	if err != nil {
+		return nil, err
+	}
+	if cfg.SSHPort > 0 && ep.Port != cfg.SSHPort {
+		_ = l.Destroy(context.Background(), cfg.UID)
+		return nil, fmt.Errorf("sandbox agent: SSH port %d is taken", cfg.SSHPort)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, fmt.Sprint(cfg.InspectPort)))
+	if err != nil {
+		_ = l.Destroy(context.Background(), cfg.UID)
+		return nil, fmt.Errorf("sandbox agent: inspection port: %w", err)
+	}
+	a := &Agent{SSH: ep, local: l, uid: cfg.UID, done: make(chan error, 1),
+		InspectURL: "http://" + ln.Addr().String(),
+		http:       &http.Server{Handler: Handler(l, cfg.UID, cfg.Token), ReadHeaderTimeout: 10 * time.Second}}
+	go func() { a.done <- a.http.Serve(ln) }()
+	return a, nil
+}
+
+// Close stops both servers; the runs and the working directory stay.
+func (a *Agent) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := a.http.Shutdown(ctx)
+	a.local.Stop(a.uid)
+	return err
+}
+
+// Serve runs an agent until ctx ends.
+func Serve(ctx context.Context, cfg Config) error {
+	a, err := Start(cfg)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return a.Close()
+	case err := <-a.done:
+		_ = a.Close()
+		return err
+	}
+}
