@@ -6,19 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/gatehouse/gatehouse/internal/blobstore"
-	"github.com/gatehouse/gatehouse/internal/config"
-	"github.com/gatehouse/gatehouse/models/modelstest"
 	"github.com/gatehouse/gatehouse/models/platform"
-	models "github.com/gatehouse/gatehouse/models/research"
 )
 
 // batchRecorder keeps every runs/log-batch body before handing the request
@@ -50,36 +43,16 @@ func (b *batchRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestMLflow_FinalizeRunSendsEveryMetricInBatchesWithinTheLimits(t *testing.T) {
-	db := modelstest.SQLite(t)
 	ctx := context.Background()
-	blobs, err := blobstore.NewFS(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	inner := &mlflowServer{t: t, exps: map[string]string{}}
-	srv := &batchRecorder{inner: inner}
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	cat, err := NewCatalogue(config.Features{Tracking: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Service{DB: db, Blobs: blobs, Cat: cat, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Config: config.Config{MLflowTrackingURI: ts.URL}}
-	db.Create(&models.Project{ID: "prj_1", Name: "vision", CreatedBy: "c"})
-	db.Create(&models.Experiment{ID: "exp_1", ProjectID: "prj_1", Name: "lr-sweep", Status: "complete"})
 	const n = 2500
 	doc := map[string]float64{}
 	for i := 0; i < n; i++ {
 		doc[fmt.Sprintf("m%04d", i)] = float64(i) / 4
 	}
 	raw, _ := json.Marshal(doc)
-	if _, err := blobs.Put(ctx, "m/metrics.json", bytes.NewReader(raw), 0); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().UTC()
-	db.Create(&models.Artifact{ID: "art_1", ProjectID: "prj_1", TargetType: "experiment", TargetID: "exp_1", Role: "result",
-		Path: "results/metrics.json", UploadTokenHash: "h", BlobKey: "m/metrics.json", UploadedAt: &now})
+	inner := &mlflowServer{t: t, exps: map[string]string{}}
+	srv := &batchRecorder{inner: inner}
+	s := mlflowService(t, srv, raw)
 	agent := platform.Principal{CredentialID: "a", Role: platform.RoleAgent, AllProjects: true}
 
 	out, terr := s.Invoke(ctx, agent, "mlflow.finalize_run", []byte(`{"project_id":"prj_1","experiment_id":"exp_1"}`))

@@ -1,6 +1,7 @@
 package research
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -93,16 +94,18 @@ func (m *mlflowServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func TestMLflow_FinalizeRunSpeaksTheDocumentedProtocolOnce(t *testing.T) {
+// mlflowService is a tracking-enabled service whose MLflow server is h,
+// with project prj_1, its experiment exp_1 (lr-sweep) and exp_1's result
+// artifact holding metrics.
+func mlflowService(t *testing.T, h http.Handler, metrics []byte) *Service {
+	t.Helper()
 	db := modelstest.SQLite(t)
-	ctx := context.Background()
 	blobs, err := blobstore.NewFS(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &mlflowServer{t: t, exps: map[string]string{}}
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
 	cat, err := NewCatalogue(config.Features{Tracking: true})
 	if err != nil {
 		t.Fatal(err)
@@ -112,11 +115,18 @@ func TestMLflow_FinalizeRunSpeaksTheDocumentedProtocolOnce(t *testing.T) {
 	db.Create(&models.Project{ID: "prj_1", Name: "vision", CreatedBy: "c"})
 	db.Create(&models.Experiment{ID: "exp_1", ProjectID: "prj_1", Name: "lr-sweep", Status: "complete"})
 	now := time.Now().UTC()
-	if _, err := blobs.Put(ctx, "m/metrics.json", strings.NewReader(`{"accuracy":0.91,"loss":{"val":0.3}}`), 0); err != nil {
+	if _, err := blobs.Put(context.Background(), "m/metrics.json", bytes.NewReader(metrics), 0); err != nil {
 		t.Fatal(err)
 	}
 	db.Create(&models.Artifact{ID: "art_1", ProjectID: "prj_1", TargetType: "experiment", TargetID: "exp_1", Role: "result",
 		Path: "results/metrics.json", UploadTokenHash: "h", BlobKey: "m/metrics.json", UploadedAt: &now})
+	return s
+}
+
+func TestMLflow_FinalizeRunSpeaksTheDocumentedProtocolOnce(t *testing.T) {
+	ctx := context.Background()
+	srv := &mlflowServer{t: t, exps: map[string]string{}}
+	s := mlflowService(t, srv, []byte(`{"accuracy":0.91,"loss":{"val":0.3}}`))
 	agent := platform.Principal{CredentialID: "a", Role: platform.RoleAgent, AllProjects: true}
 	args := []byte(`{"project_id":"prj_1","experiment_id":"exp_1"}`)
 
