@@ -1,9 +1,12 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestLocal_FailedFirstProvisioningLeavesNothingBehind(t *testing.T) {
@@ -17,5 +20,27 @@ func TestLocal_FailedFirstProvisioningLeavesNothingBehind(t *testing.T) {
 	}
 	if _, err := os.Stat(l.Workdir("sbx-bad")); !os.IsNotExist(err) {
 		t.Fatalf("workdir left behind: %v", err)
+	}
+}
+
+// A sandbox's commands run under its CPU-time and memory limits: the
+// shell a command runs in reports them.
+func TestLocal_CommandsRunUnderTheSandboxsCPUAndMemoryLimits(t *testing.T) {
+	t.Parallel()
+	l := &Local{Root: t.TempDir(), servers: map[string]*server{}}
+	key, pub := newKey(t)
+	ep, err := l.Provision(t.Context(), Spec{UID: "sbx-limits", PublicKey: pub, CPU: 1.5, MemoryMB: 256, TimeLimit: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Destroy(context.Background(), "sbx-limits") })
+	c, err := dial(ep, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	out, err := runCmd(t, c, "ulimit -t; ulimit -v")
+	if f := strings.Fields(out); err != nil || len(f) != 2 || f[0] != "90" || f[1] != "262144" {
+		t.Fatalf("limits seen by a command: %q %v (want 90 CPU seconds, 262144 KiB)", out, err)
 	}
 }
