@@ -21,6 +21,10 @@ import (
 const (
 	maxOpenExperiments       = 7
 	finishedBeforeReflection = 5
+	// finishedSuggestReflection finished experiments since the last
+	// published reflection, with none live, suggest one
+	// (reflection_suggested).
+	finishedSuggestReflection = 2
 )
 
 var folderSafe = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{2,47}$`)

@@ -113,7 +113,8 @@ func (s *Service) liveExperiments(ctx context.Context, projectID string) ([]map[
 }
 
 // projectStatus is the project-scope envelope: project gates are
-// project_setup, reflection_required and live_experiments.
+// project_setup, live_experiments, reflection_required and
+// reflection_suggested, as the reference names them.
 func (s *Service) projectStatus(ctx context.Context, p models.Project) (any, error) {
 	if out, ok, err := s.reflectionStatus(ctx, p); ok || err != nil {
 		return out, err
@@ -126,8 +127,6 @@ func (s *Service) projectStatus(ctx context.Context, p models.Project) (any, err
 	if err != nil {
 		return nil, err
 	}
-	claims := pctx["claims"].([]models.Claim)
-	exps := pctx["experiments"].([]map[string]any)
 	finished, err := s.finishedSinceReflection(ctx, p.ID)
 	if err != nil {
 		return nil, err
@@ -139,8 +138,11 @@ func (s *Service) projectStatus(ctx context.Context, p models.Project) (any, err
 		gate, next, allowed = "reflection_required", "fan_out_reflection_subagents", []string{"reflection.create", "workflow.status_and_next"}
 	case len(live) > 0:
 		gate, next = "live_experiments", "continue_live_experiment"
-	case len(claims) > 0 || len(exps) > 0:
-		gate, next = "project_ready", "create_claim_or_experiment"
+	case finished >= finishedSuggestReflection:
+		// Nothing runs and finished work waits to be reflected on: the
+		// natural moment for a wave, though more experiments may start.
+		gate, next = "reflection_suggested", "fan_out_reflection_subagents"
+		allowed = []string{"reflection.create", "claim.create", "experiment.create", "workflow.status_and_next"}
 	}
 	return map[string]any{"scope": "project", "experiment": nil,
 		"workflow": map[string]any{"current_gate": gate, "next_action": next, "allowed_actions": allowed, "blocked_actions": []any{},
