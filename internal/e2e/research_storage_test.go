@@ -170,6 +170,34 @@ func TestStorage_ObjectUploadedFoundFetchedPinnedExpiredThroughMCP(t *testing.T)
 	triggerSweep(t, s, func() bool { return status(objA) == "expired" })
 	recordSweepHistory(t, s, "sweep_expired_unpinned")
 
+	// Delete through the tool: the object is gone from find and fetch, its
+	// bytes are reclaimed, and a second delete changes nothing.
+	notes := []byte("scratch notes")
+	subC := agent.must("storage.submit", map[string]any{"project_id": projectID, "path": "notes.txt", "kind": "other", "sha256": digest(notes), "size_bytes": len(notes)})
+	objC := str(subC["object_id"])
+	if code, raw := uploadObject(t, subC, notes); code != 200 {
+		t.Fatalf("upload C: %d %s", code, raw)
+	}
+	blobC := filepath.Join(s.DataDir, "blobs", "research", projectID, "storage", objC)
+	if _, err := os.Stat(blobC); err != nil {
+		t.Fatalf("C's bytes: %v", err)
+	}
+	if del := agent.must("storage.object", map[string]any{"project_id": projectID, "object_id": objC, "action": "delete"}); dig(del, "object", "status") != "deleted" {
+		t.Fatalf("delete: %v", del)
+	}
+	if _, err := os.Stat(blobC); !os.IsNotExist(err) {
+		t.Fatalf("deleted bytes not reclaimed: %v", err)
+	}
+	if l := agent.must("storage.find", map[string]any{"project_id": projectID, "object_id": objC, "include_expired": true}); l["total"] != 0.0 {
+		t.Fatalf("a deleted object is listed: %v", l)
+	}
+	if r := agent.call("storage.fetch", map[string]any{"project_id": projectID, "path": "x", "object_id": objC}); !r.IsError {
+		t.Fatalf("fetch of a deleted object: %s", r.Raw)
+	}
+	if again := agent.must("storage.object", map[string]any{"project_id": projectID, "object_id": objC, "action": "delete"}); dig(again, "object", "status") != "deleted" {
+		t.Fatalf("second delete: %v", again)
+	}
+
 	// Bad inputs: clear errors, no rows written.
 	before := countRows(t, db, "research_storage_objects")
 	bad := []struct {
