@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +61,16 @@ func TestSandbox_SplitAPIAndWorkerReadTheSandboxOnItsHost(t *testing.T) {
 		!strings.Contains(str(dig(list[0], "output")), "written") {
 		t.Fatalf("sandbox.runs through the worker host: %v", runs)
 	}
+	// What reading through the host queue costs: one SandboxInspect
+	// workflow per call (logged; go test -v shows it).
+	var took []time.Duration
+	for i := 0; i < 10; i++ {
+		start := time.Now()
+		agent.must("sandbox.runs", map[string]any{"project_id": pid, "sandbox_uid": uid})
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	t.Logf("sandbox.runs through the worker host's queue: p50 %s, max %s over %d calls", took[len(took)/2], took[len(took)-1], len(took))
 	term := agent.must("sandbox.terminal", map[string]any{"project_id": pid, "sandbox_uid": uid, "tail": 10})
 	if text := str(term["text"]); !strings.Contains(text, "$ sleep 1; echo slept") || !strings.Contains(text, "slept") {
 		t.Fatalf("sandbox.terminal through the worker host: %v", term)
