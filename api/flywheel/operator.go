@@ -158,7 +158,7 @@ func (h *Handler) start(c *gin.Context, news []models.NewRollout) {
 			return
 		}
 		if err := h.startWorkflow(c.Request.Context(), r); err != nil {
-			rest.Abort(c, http.StatusServiceUnavailable, "temporal_unavailable", "could not start the rollout workflow; retry with the same Idempotency-Key", gin.H{"rollout_ids": ids})
+			rest.UnavailableAs(c, "temporal_unavailable", "could not start the rollout workflow; retry with the same Idempotency-Key", gin.H{"rollout_ids": ids})
 			return
 		}
 		ids = append(ids, r.ID)
@@ -192,7 +192,7 @@ func (h *Handler) Cancel(c *gin.Context) {
 		return
 	}
 	if err != nil {
-		rest.Abort(c, http.StatusServiceUnavailable, "temporal_unavailable", err.Error())
+		rest.UnavailableAs(c, "temporal_unavailable", "could not reach Temporal to cancel the rollout; retry")
 		return
 	}
 	c.JSON(http.StatusAccepted, gin.H{"rollout_id": id, "cancel": "requested"})

@@ -64,7 +64,7 @@ func (p Pinger) Start(c *gin.Context) {
 		TaskQueue: p.TaskQueue,
 	}, wf.PingWorkflow, wf.PingInput{Message: req.Message})
 	if err != nil {
-		rest.Abort(c, http.StatusServiceUnavailable, "temporal_unavailable", "could not start the ping workflow: "+err.Error())
+		rest.UnavailableAs(c, "temporal_unavailable", "could not start the ping workflow: "+err.Error())
 		return
 	}
 	resp := pingResponse{WorkflowID: run.GetID(), RunID: run.GetRunID(), Status: "waiting_for_pong"}
@@ -89,7 +89,7 @@ func (p Pinger) answer(c *gin.Context, ctx context.Context, id, reply string, st
 			rest.Abort(c, http.StatusNotFound, "not_found", "no waiting ping "+strings.TrimPrefix(id, wf.PingIDPrefix))
 			return
 		}
-		rest.Abort(c, http.StatusServiceUnavailable, "temporal_unavailable", err.Error())
+		rest.UnavailableAs(c, "temporal_unavailable", err.Error())
 		return
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, 30*time.Second)

@@ -36,6 +36,12 @@ const RetryAfterSeconds = 1
 // what its key makes safe to send again, and the caller may retry after
 // Retry-After. The details say retryable: true, next to any extra ones.
 func Unavailable(c *gin.Context, message string, extra ...gin.H) {
+	UnavailableAs(c, "unavailable", message, extra...)
+}
+
+// UnavailableAs is Unavailable under a more specific code (for example
+// temporal_unavailable): 503, Retry-After and details.retryable.
+func UnavailableAs(c *gin.Context, code, message string, extra ...gin.H) {
 	details := gin.H{"retryable": true}
 	for _, e := range extra {
 		for k, v := range e {
@@ -43,5 +49,5 @@ func Unavailable(c *gin.Context, message string, extra ...gin.H) {
 		}
 	}
 	c.Header("Retry-After", strconv.Itoa(RetryAfterSeconds))
-	Abort(c, http.StatusServiceUnavailable, "unavailable", message, details)
+	Abort(c, http.StatusServiceUnavailable, code, message, details)
 }
