@@ -271,7 +271,7 @@ var flyLabProtocolHash = "sha256:" + strings.Repeat("ab", 32)
 
 // seedFlyLabExperiments stores exp_wait (awaiting approval) and exp_done
 // (approved). A decision on exp_wait that passes validation signals the
-// experiment workflow, which fails with Temporal down (409 not_waiting).
+// experiment workflow, which fails with Temporal down (503 unavailable).
 func seedFlyLabExperiments(tb testing.TB, fs *fuzzServer) {
 	tb.Helper()
 	for _, e := range []flylabmodels.Experiment{
@@ -288,7 +288,8 @@ func seedFlyLabExperiments(tb testing.TB, fs *fuzzServer) {
 
 // FuzzOperatorFlyLabDecision: no body makes POST
 // /operator/v1/flylab/experiments/:id/approve or /reject panic or answer
-// 5xx, and every refusal (4xx) stores nothing.
+// 5xx other than 503 unavailable (a valid decision must signal Temporal,
+// which is down here), and every refusal (4xx) stores nothing.
 func FuzzOperatorFlyLabDecision(f *testing.F) {
 	hash := flyLabProtocolHash
 	for i, s := range []string{
@@ -306,7 +307,7 @@ func FuzzOperatorFlyLabDecision(f *testing.F) {
 			action = "reject"
 		}
 		id := flyLabExperimentIDs[int(which>>1)%len(flyLabExperimentIDs)]
-		fs.expect(t, "/operator/v1/flylab/experiments/"+id+"/"+action, fs.creds.operator, body, nil)
+		fs.expect(t, "/operator/v1/flylab/experiments/"+id+"/"+action, fs.creds.operator, body, nil, "unavailable")
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"gorm.io/gorm"
@@ -136,11 +137,16 @@ func TestFlyLabSource_RejectAndUnreachableWorkflow(t *testing.T) {
 	t.Parallel()
 	db := modelstest.SQLite(t)
 	d := storeDesign(t, db)
-	tc := &fakeFlyTemporal{db: db, fail: errors.New("workflow not found")}
+	tc := &fakeFlyTemporal{db: db, fail: serviceerror.NewNotFound("workflow not found")}
 	src := flySource(t, db, tc)
 	ctx := context.Background()
 	if err := src.Reject(ctx, Operator{Name: "olga"}, "exp_1", d.ProtocolHash, "too few seeds"); !errors.Is(err, ErrConflict) {
-		t.Fatalf("unreachable workflow: %v, want ErrConflict", err)
+		t.Fatalf("a workflow no longer running: %v, want ErrConflict", err)
+	}
+	// Temporal not answering is not a conflict: the operator may retry.
+	tc.fail = serviceerror.NewUnavailable("temporal is down")
+	if err := src.Reject(ctx, Operator{Name: "olga"}, "exp_1", d.ProtocolHash, "too few seeds"); err == nil || errors.Is(err, ErrConflict) {
+		t.Fatalf("Temporal down: %v, want a retryable error, not ErrConflict", err)
 	}
 	tc.fail = nil
 	if err := src.Reject(ctx, Operator{Name: "olga"}, "exp_1", d.ProtocolHash, "too few seeds"); err != nil {

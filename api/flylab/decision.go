@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
+
 	models "github.com/gatehouse/gatehouse/models/flylab"
 	wf "github.com/gatehouse/gatehouse/workflows/flylab"
 )
@@ -88,9 +90,14 @@ func (s *Service) awaitingDecision(ctx context.Context, id, hash string) (models
 // decision is recorded and mirrored by the session, so the agent's next
 // inspect_flylab_state shows it.
 func (s *Service) signalAndWait(ctx context.Context, row models.Experiment, signal string, arg any, want string) (Decision, error) {
-	if err := s.deps.Temporal.SignalWorkflow(ctx, wf.ExperimentWorkflowID(row.ID), "", signal, arg); err != nil {
+	err := s.deps.Temporal.SignalWorkflow(ctx, wf.ExperimentWorkflowID(row.ID), "", signal, arg)
+	var gone *serviceerror.NotFound
+	if errors.As(err, &gone) {
 		return Decision{}, &DecisionError{Status: http.StatusConflict, Code: "not_waiting",
 			Message: "the experiment workflow is not waiting for a decision", Details: map[string]any{"cause": err.Error()}}
+	}
+	if err != nil {
+		return Decision{}, err // Temporal did not answer: retryable, nothing decided
 	}
 	deadline := time.Now().Add(decisionWait)
 	for time.Now().Before(deadline) {
