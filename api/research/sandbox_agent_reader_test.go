@@ -27,7 +27,8 @@ import (
 // A kubernetes sandbox whose Pod runs the sandbox agent (a real agent on
 // loopback here) has its runs, terminal, outputs and release checklist
 // read from that agent, with the address and token its workflow recorded;
-// a Pod without the agent still answers unsupported.
+// a Pod without the agent, or one that ended (its address may be another
+// Pod's now), answers unsupported.
 func TestSandboxTools_KubernetesSandboxIsReadThroughItsAgent(t *testing.T) {
 	s, tc := kubeService(t)
 	blobs, err := blobstore.NewFS(t.TempDir())
@@ -47,9 +48,14 @@ func TestSandboxTools_KubernetesSandboxIsReadThroughItsAgent(t *testing.T) {
 	for uid, ep := range map[string]wf.SandboxEndpoint{
 		"sbx_kagent01": {Host: "10.0.0.9", Port: 2222, InspectURL: a.InspectURL, InspectToken: "pod-token"},
 		"sbx_kplain01": {Host: "10.0.0.8", Port: 2222},
+		"sbx_kended01": {Host: "10.0.0.7", Port: 2222, InspectURL: a.InspectURL, InspectToken: "pod-token"},
 	} {
+		status := models.SandboxRunning
+		if uid == "sbx_kended01" {
+			status = models.SandboxTerminated // its Pod IP may be another Pod's now
+		}
 		sb := models.Sandbox{UID: uid, ProjectID: "prj_k", Provider: "kubernetes", InstanceType: "cpu-small", PublicKey: "k",
-			Status: models.SandboxRunning, SSHHost: ep.Host, SSHPort: ep.Port, ExpiresAt: now.Add(time.Hour), CreatedAt: now, UpdatedAt: now}
+			Status: status, SSHHost: ep.Host, SSHPort: ep.Port, ExpiresAt: now.Add(time.Hour), CreatedAt: now, UpdatedAt: now}
 		if err := s.DB.Create(&sb).Error; err != nil {
 			t.Fatal(err)
 		}
@@ -96,8 +102,10 @@ func TestSandboxTools_KubernetesSandboxIsReadThroughItsAgent(t *testing.T) {
 		t.Fatalf("release checklist through the agent: %v", item)
 	}
 
-	_, terr := s.Invoke(context.Background(), agentPrincipal, "sandbox.runs", json.RawMessage(`{"project_id":"prj_k","sandbox_uid":"sbx_kplain01"}`))
-	if terr == nil || terr.Code != "unsupported" {
-		t.Fatalf("a Pod without the agent: %+v", terr)
+	for _, uid := range []string{"sbx_kplain01", "sbx_kended01"} {
+		_, terr := s.Invoke(context.Background(), agentPrincipal, "sandbox.runs", json.RawMessage(`{"project_id":"prj_k","sandbox_uid":"`+uid+`"}`))
+		if terr == nil || terr.Code != "unsupported" {
+			t.Fatalf("%s (a Pod without the agent, or one that ended): %+v", uid, terr)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -84,6 +85,9 @@ func (s *Service) remoteFor(ctx context.Context, sb models.Sandbox) (remoteReade
 		return remoteReader{}, false
 	}
 	switch ep := st.Endpoint; {
+	case ep.InspectURL != "" && !sb.Active():
+		// The Pod and its runs are gone; its address may be another Pod's.
+		return remoteReader{}, false
 	case ep.InspectURL != "" && ep.InspectToken != "":
 		cl := agent.Client{URL: ep.InspectURL, Token: ep.InspectToken}
 		return remoteReader{inspect: func(ctx context.Context, in wf.SandboxInspectRequest) (wf.SandboxInspectResult, error) {
@@ -121,11 +125,13 @@ func (s *Service) hostInspect(hostQueue string) inspectFunc {
 			return out, nil
 		case errors.As(err, &app) && app.Type() != "":
 			return out, agent.FromType(app.Type(), app.Message())
-		case errors.As(err, &timeout):
+		case errors.As(err, &timeout) && timeout.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
 			return out, toolErr("unavailable", "/sandbox_uid", "the worker host holding sandbox %s (task queue %s) did not answer within %s; "+
 				"is its worker running?", in.UID, hostQueue, wf.SandboxInspectPickup)
+		case ctx.Err() != nil:
+			return out, ctx.Err()
 		}
-		return out, err
+		return out, toolErr("unavailable", "/sandbox_uid", "could not read sandbox %s on its worker host (task queue %s): %v", in.UID, hostQueue, err)
 	}
 }
 

@@ -108,8 +108,9 @@ func (s *Service) retentionChecklist(ctx context.Context, sb models.Sandbox) map
 	}
 	if err == nil {
 		files, err := insp.Files(ctx, sb.UID, checklistFiles)
-		if errors.As(err, &elsewhere) {
-			item["outputs_unchecked"] = elsewhere.Message
+		if err != nil {
+			// Not "nothing to lose": say the outputs could not be checked.
+			item["outputs_unchecked"] = err.Error()
 		}
 		for _, f := range files {
 			sum, size, err := insp.Digest(ctx, sb.UID, f, s.checklistMaxBytes())
@@ -121,7 +122,10 @@ func (s *Service) retentionChecklist(ctx context.Context, sb models.Sandbox) map
 				unpulled = append(unpulled, map[string]any{"path": f, "size_bytes": size})
 			}
 		}
-		runs, _ := insp.Runs(ctx, sb.UID, 0)
+		runs, err := insp.Runs(ctx, sb.UID, 0)
+		if err != nil {
+			item["running_commands_unchecked"] = err.Error()
+		}
 		for _, r := range runs {
 			if r.Status == sandbox.RunRunning {
 				runningCmds = append(runningCmds, map[string]any{"seq": r.Seq, "command": r.Command, "started_at": r.StartedAt})

@@ -36,6 +36,7 @@ Pod sets.`,
 			if err != nil {
 				return err
 			}
+			cfg.Env = agent.CommandEnv(os.Environ())
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return agent.Serve(ctx, cfg)

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestLocal_ReadChunkCopiesAFileInPiecesAndStaysInside(t *testing.T) {
@@ -50,5 +52,32 @@ func TestLocal_ReadChunkCopiesAFileInPiecesAndStaysInside(t *testing.T) {
 	}
 	if _, err := l.ReadFile("sbx", "data.bin", 10); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("ReadFile over its limit: %v, want ErrTooLarge", err)
+	}
+}
+
+// A FIFO a sandbox command made is refused at once, not waited on: a
+// reader blocked on it would hang the worker's activity or the agent.
+func TestLocal_ReadOfAFIFOIsRefusedWithoutBlocking(t *testing.T) {
+	t.Parallel()
+	l := &Local{Root: t.TempDir(), servers: map[string]*server{}}
+	work := l.Workdir("sbx")
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(work, "pipe"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 2)
+	go func() { _, _, err := l.ReadChunk("sbx", "pipe", 0, 10); done <- err }()
+	go func() { _, err := l.ReadFile("sbx", "pipe", 10); done <- err }()
+	for i := 0; i < 2; i++ {
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrNotFound) {
+				t.Fatalf("read of a FIFO: %v, want ErrNotFound", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a read of a FIFO blocked")
+		}
 	}
 }

@@ -33,6 +33,10 @@ type Local struct {
 	// Listen is the address SSH servers bind ("" is 127.0.0.1); a sandbox
 	// agent inside a Pod binds every interface.
 	Listen string
+	// Env is the environment commands start from (nil: a minimal PATH and
+	// locale); a sandbox agent passes its image's, so PATH, CUDA and
+	// library settings reach commands. HOME and PWD are always the workdir.
+	Env []string
 
 	mu      sync.Mutex
 	servers map[string]*server
@@ -155,7 +159,7 @@ func (l *Local) start(spec Spec, dir string) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newServer(spec, work, filepath.Join(dir, "runs"), l.credential(), l.Listen)
+	return newServer(spec, work, filepath.Join(dir, "runs"), l.credential(), l.Listen, l.Env)
 }
 
 // Destroy implements Provider: it closes the port, kills running commands
@@ -290,7 +294,10 @@ func (l *Local) Files(uid string, max int) ([]string, error) {
 		if err != nil {
 			return nil
 		}
-		if d.Type().IsRegular() && len(out) < max {
+		if len(out) >= max {
+			return fs.SkipAll // listed enough; a big tree is not walked to its end
+		}
+		if d.Type().IsRegular() {
 			rel, _ := filepath.Rel(root, p)
 			out = append(out, filepath.ToSlash(rel))
 		}

@@ -44,3 +44,25 @@ func TestLocal_CommandsRunUnderTheSandboxsCPUAndMemoryLimits(t *testing.T) {
 		t.Fatalf("limits seen by a command: %q %v (want 90 CPU seconds, 262144 KiB)", out, err)
 	}
 }
+
+// Commands start from the provider's Env when it has one (a sandbox
+// agent's image environment), with HOME and PWD still the workdir.
+func TestLocal_CommandsStartFromTheProvidersEnv(t *testing.T) {
+	t.Parallel()
+	l := &Local{Root: t.TempDir(), servers: map[string]*server{}, Env: []string{"PATH=/usr/bin:/bin", "CUDA_HOME=/opt/cuda", "HOME=/root"}}
+	key, pub := newKey(t)
+	ep, err := l.Provision(t.Context(), Spec{UID: "sbx-env", PublicKey: pub, TimeLimit: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Destroy(context.Background(), "sbx-env") })
+	c, err := dial(ep, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	out, err := runCmd(t, c, `echo "$CUDA_HOME $HOME"`)
+	if err != nil || strings.TrimSpace(out) != "/opt/cuda "+ep.Workdir {
+		t.Fatalf("environment seen by a command: %q %v", out, err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -30,6 +31,7 @@ type runner struct {
 	cpuSeconds int
 	memoryKB   int
 	cred       *syscall.Credential
+	env        []string
 
 	mu      sync.Mutex
 	seq     int
@@ -39,7 +41,7 @@ type runner struct {
 // newRunner continues the run numbering of runs and marks runs a previous
 // server left running as killed: their server, and with it their process
 // (Pdeathsig), died with the worker that ran them.
-func newRunner(work, runs string, spec Spec, cred *syscall.Credential) *runner {
+func newRunner(work, runs string, spec Spec, cred *syscall.Credential, env []string) *runner {
 	limit := spec.TimeLimit
 	if limit <= 0 {
 		limit = defaultCommandLimit
@@ -48,7 +50,7 @@ func newRunner(work, runs string, spec Spec, cred *syscall.Credential) *runner {
 	if cpu <= 0 {
 		cpu = 1
 	}
-	r := &runner{work: work, runs: runs, limit: limit, cancels: map[int]context.CancelFunc{}, cred: cred,
+	r := &runner{work: work, runs: runs, limit: limit, cancels: map[int]context.CancelFunc{}, cred: cred, env: env,
 		cpuSeconds: int(math.Ceil(cpu * limit.Seconds())), memoryKB: spec.MemoryMB * 1024}
 	r.adoptPrior()
 	return r
@@ -114,7 +116,7 @@ func (r *runner) run(command string, accepted func(), stdin io.Reader, stdout, s
 	}
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", fmt.Sprintf(limitedShell, r.cpuSeconds, mem), command)
 	cmd.Dir = r.work
-	cmd.Env = []string{"HOME=" + r.work, "PWD=" + r.work, "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"}
+	cmd.Env = r.commandEnv()
 	// Pdeathsig: a command must not outlive the server that records it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: r.cred}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -194,4 +196,20 @@ func (c *capped) Write(p []byte) (int, error) {
 		_, _ = c.live.Write(keep)
 	}
 	return len(p), nil
+}
+
+// commandEnv is a command's environment: the runner's base (or a minimal
+// PATH and locale), with HOME and PWD set to the working directory.
+func (r *runner) commandEnv() []string {
+	base := r.env
+	if base == nil {
+		base = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"}
+	}
+	out := make([]string, 0, len(base)+2)
+	for _, kv := range base {
+		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "PWD=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "HOME="+r.work, "PWD="+r.work)
 }

@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -33,24 +35,46 @@ func WaitRuns(ctx context.Context, read func() ([]Run, error), wait, tick time.D
 	}
 }
 
-// TrimRuns bounds what runs carry: each output keeps its last perRun
-// bytes (0: all), and, newest first, outputs are kept while their sum stays
-// within total (0: no bound); older ones are emptied. Cut outputs are
-// marked Truncated. runs is not modified.
+// runOverhead is what one run's fields other than its command and output
+// take in an answer, roughly.
+const runOverhead = 200
+
+// MaxRunCommand is how much of a command TrimRuns keeps.
+const MaxRunCommand = 4 << 10
+
+// TrimRuns bounds what runs carry when they travel to another process:
+// outputs and commands become valid UTF-8, each output keeps its last
+// perRun bytes (0: all) and each command its first MaxRunCommand bytes;
+// then, newest first, runs keep their output while the sum of commands,
+// outputs and a per-run overhead stays within total (0: no bound), older
+// runs keep only their metadata, and the oldest runs are dropped once even
+// that does not fit. Cut outputs are marked Truncated. runs is not
+// modified.
 func TrimRuns(runs []Run, perRun, total int) []Run {
-	out := make([]Run, len(runs))
-	copy(out, runs)
+	out := make([]Run, 0, len(runs))
 	used := 0
-	for i := len(out) - 1; i >= 0; i-- {
-		r := &out[i]
+	for i := len(runs) - 1; i >= 0; i-- {
+		r := runs[i]
+		r.Output, r.Command = strings.ToValidUTF8(r.Output, "\uFFFD"), strings.ToValidUTF8(r.Command, "\uFFFD")
 		if perRun > 0 && len(r.Output) > perRun {
-			r.Output, r.Truncated = r.Output[len(r.Output)-perRun:], true
+			r.Output, r.Truncated = strings.ToValidUTF8(r.Output[len(r.Output)-perRun:], ""), true
 		}
-		if total > 0 && used+len(r.Output) > total {
-			keep := max(total-used, 0)
-			r.Output, r.Truncated = r.Output[len(r.Output)-keep:], true
+		if total > 0 && len(r.Command) > MaxRunCommand {
+			r.Command = strings.ToValidUTF8(r.Command[:MaxRunCommand], "") + "…"
 		}
-		used += len(r.Output)
+		if total > 0 {
+			meta := runOverhead + len(r.Command)
+			if used+meta > total {
+				break // older runs do not fit even without output
+			}
+			if used+meta+len(r.Output) > total {
+				keep := max(total-used-meta, 0)
+				r.Output, r.Truncated = strings.ToValidUTF8(r.Output[len(r.Output)-keep:], ""), true
+			}
+			used += meta + len(r.Output)
+		}
+		out = append(out, r)
 	}
+	slices.Reverse(out)
 	return out
 }

@@ -24,15 +24,17 @@ var ErrBadRequest = errors.New("sandbox agent: bad inspection request")
 
 // Answer answers one inspection of sandbox in.UID held by l: its runs
 // (long-polled up to in.Wait, calling beat on every read), its files, one
-// chunk of a file, or a file's digest. Path errors are the sandbox
-// package's typed errors.
+// chunk of a file, or a file's digest (each bounded, so one beat at the
+// start covers it). Path errors are the sandbox package's typed errors.
 func Answer(ctx context.Context, l *sandbox.Local, in wf.SandboxInspectRequest, beat func()) (wf.SandboxInspectResult, error) {
+	if beat == nil {
+		beat = func() {}
+	}
+	beat()
 	switch in.Op {
 	case wf.InspectRuns:
 		runs, err := sandbox.WaitRuns(ctx, func() ([]sandbox.Run, error) {
-			if beat != nil {
-				beat()
-			}
+			beat()
 			return l.Runs(in.UID)
 		}, in.Wait, PollTick)
 		if err != nil {

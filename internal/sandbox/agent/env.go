@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -42,6 +43,20 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 		cfg.CPU = f
 	}
 	return cfg, nil
+}
+
+// CommandEnv is the environment sandbox commands start from: the agent's
+// own (the sandbox image's PATH, CUDA and library settings) without the
+// agent's GATEHOUSE_SANDBOX_* variables, so a command never sees the
+// inspection token.
+func CommandEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "GATEHOUSE_SANDBOX_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // Install copies the running executable to dest (mode 0755), through a

@@ -45,3 +45,10 @@ func TestInstall_CopiesThisExecutable(t *testing.T) {
 		t.Fatalf("mode %v", st.Mode())
 	}
 }
+
+func TestCommandEnv_KeepsTheImagesEnvironmentButNotTheAgents(t *testing.T) {
+	got := CommandEnv([]string{"PATH=/opt/conda/bin:/usr/bin", "CUDA_HOME=/usr/local/cuda", EnvToken + "=secret", EnvPublicKey + "=k"})
+	if len(got) != 2 || got[0] != "PATH=/opt/conda/bin:/usr/bin" || got[1] != "CUDA_HOME=/usr/local/cuda" {
+		t.Fatalf("command environment %v", got)
+	}
+}

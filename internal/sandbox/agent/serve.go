@@ -25,7 +25,12 @@ type Config struct {
 	SSHPort, InspectPort int
 	TimeLimit            time.Duration
 	CPU                  float64
-	MemoryMB             int
+	// MemoryMB, when set, caps each command's address space; a Pod leaves
+	// it 0, as its cgroup limits memory (an address-space cap breaks CUDA
+	// and runtimes that reserve large address ranges).
+	MemoryMB int
+	// Env is what commands start from (see CommandEnv).
+	Env []string
 }
 
 // Agent is a running sandbox agent.
@@ -34,10 +39,11 @@ type Agent struct {
 	SSH        sandbox.Endpoint
 	InspectURL string
 
-	local *sandbox.Local
-	uid   string
-	http  *http.Server
-	done  chan error
+	local  *sandbox.Local
+	uid    string
+	http   *http.Server
+	done   chan error
+	cancel context.CancelFunc
 }
 
 // Start starts the SSH server (recording every command as a run) and the
@@ -52,7 +58,7 @@ func Start(cfg Config) (*Agent, error) {
 		host = "0.0.0.0"
 	}
 	l := sandbox.LocalAt(cfg.Root)
-	l.Listen = host
+	l.Listen, l.Env = host, cfg.Env
 	ep, err := l.Provision(context.Background(), sandbox.Spec{UID: cfg.UID, Provider: sandbox.LocalName, PublicKey: cfg.PublicKey,
 		TimeLimit: cfg.TimeLimit, CPU: cfg.CPU, MemoryMB: cfg.MemoryMB, Port: cfg.SSHPort})
 	if err != nil {
@@ -67,15 +73,20 @@ func Start(cfg Config) (*Agent, error) {
 		_ = l.Destroy(context.Background(), cfg.UID)
 		return nil, fmt.Errorf("sandbox agent: inspection port: %w", err)
 	}
-	a := &Agent{SSH: ep, local: l, uid: cfg.UID, done: make(chan error, 1),
+	// Requests run under base, which Close cancels: a long poll in flight
+	// ends at once instead of holding the shutdown.
+	base, cancel := context.WithCancel(context.Background())
+	a := &Agent{SSH: ep, local: l, uid: cfg.UID, done: make(chan error, 1), cancel: cancel,
 		InspectURL: "http://" + ln.Addr().String(),
-		http:       &http.Server{Handler: Handler(l, cfg.UID, cfg.Token), ReadHeaderTimeout: 10 * time.Second}}
+		http: &http.Server{Handler: Handler(l, cfg.UID, cfg.Token), ReadHeaderTimeout: 10 * time.Second,
+			BaseContext: func(net.Listener) context.Context { return base }}}
 	go func() { a.done <- a.http.Serve(ln) }()
 	return a, nil
 }
 
 // Close stops both servers; the runs and the working directory stay.
 func (a *Agent) Close() error {
+	a.cancel()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err := a.http.Shutdown(ctx)

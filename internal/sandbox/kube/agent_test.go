@@ -32,15 +32,27 @@ func TestRenderPod_WithAgentRunsTheSandboxAgent(t *testing.T) {
 		env[e.Name] = e.Value
 	}
 	want := map[string]string{agent.EnvUID: spec.UID, agent.EnvToken: "tok-123", agent.EnvRoot: Workdir, agent.EnvSSHPort: "2222",
-		agent.EnvPort: "2223", agent.EnvTimeLimit: "3600", agent.EnvCPU: "1.5", agent.EnvMemoryMB: "4096",
+		agent.EnvPort: "2223", agent.EnvTimeLimit: "3600", agent.EnvCPU: "1.5",
 		agent.EnvPublicKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExample agent@host"}
 	for k, v := range want {
 		if env[k] != v {
 			t.Errorf("env %s = %q, want %q", k, env[k], v)
 		}
 	}
+	if _, capped := env[agent.EnvMemoryMB]; capped {
+		t.Error("the Pod's cgroup limits memory; commands must get no address-space cap on top")
+	}
 	if len(c.Ports) != 2 || c.Ports[1].ContainerPort != InspectPort || len(c.VolumeMounts) != 2 || len(pod.Spec.Volumes) != 2 {
 		t.Fatalf("ports %v mounts %v volumes %v", c.Ports, c.VolumeMounts, pod.Spec.Volumes)
+	}
+	psc := pod.Spec.SecurityContext
+	if psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot || psc.RunAsUser == nil || *psc.RunAsUser == 0 || psc.FSGroup == nil {
+		t.Fatalf("pod security context: %+v", psc)
+	}
+	for _, sc := range []*corev1.SecurityContext{c.SecurityContext, pod.Spec.InitContainers[0].SecurityContext} {
+		if sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation || sc.Capabilities == nil || len(sc.Capabilities.Drop) != 1 {
+			t.Fatalf("container security context: %+v", sc)
+		}
 	}
 }
 

@@ -19,9 +19,9 @@
 // run, as local sandboxes do) and the inspection port that sandbox.runs,
 // sandbox.terminal, sandbox.pull_outputs and the release checklist read,
 // with a per-sandbox token. The API must reach Pod IPs on InspectPort.
-// Commands run as the sandbox image's user, as the agent does, so the run
-// records are protected by the Pod boundary, not from the sandbox's own
-// commands.
+// The agent and its commands run as AgentUser (non-root, no privilege
+// escalation, no capabilities), so the run records are protected by the
+// Pod boundary, not from the sandbox's own commands.
 // Without it, runs are not recorded: those tools answer unsupported.
 package kube
 
@@ -55,6 +55,9 @@ const (
 	SSHPort = 2222
 	// InspectPort is the sandbox agent's inspection port.
 	InspectPort = 2223
+	// AgentUser is the uid (and gid) a Pod running the sandbox agent runs
+	// as: the agent and every command, never root.
+	AgentUser = 1000
 	// agentBin is where the init container puts the gatehouse binary.
 	agentBin = "/opt/gatehouse"
 	// Workdir is the sandbox working directory inside the Pod.
@@ -199,10 +202,20 @@ func (p *Provider) withAgent(pod *corev1.Pod, spec sandbox.Spec, token string) {
 		{Name: agent.EnvPort, Value: fmt.Sprint(InspectPort)},
 		{Name: agent.EnvTimeLimit, Value: fmt.Sprint(int(spec.TimeLimit.Seconds()))},
 		{Name: agent.EnvCPU, Value: fmt.Sprint(spec.CPU)},
-		{Name: agent.EnvMemoryMB, Value: fmt.Sprint(spec.MemoryMB)},
 	}
+	// The Pod's cgroup limits memory (Resources); commands get no
+	// address-space cap on top, which would break CUDA and JVMs.
 	c.Ports = append(c.Ports, corev1.ContainerPort{Name: "inspect", ContainerPort: InspectPort})
 	c.VolumeMounts = append(c.VolumeMounts, bin)
+	// The agent replaces the image's entrypoint, so nothing in the Pod
+	// needs root: the agent and every command run as AgentUser, with no
+	// privilege escalation and no capabilities; the workspace belongs to
+	// its group.
+	uid, yes, no := int64(AgentUser), true, false
+	pod.Spec.SecurityContext = &corev1.PodSecurityContext{RunAsNonRoot: &yes, RunAsUser: &uid, RunAsGroup: &uid, FSGroup: &uid}
+	locked := &corev1.SecurityContext{AllowPrivilegeEscalation: &no, Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}
+	c.SecurityContext = locked
+	pod.Spec.InitContainers[0].SecurityContext = locked
 }
 
 // agentWorkdir is the working directory the agent gives sandbox uid.
