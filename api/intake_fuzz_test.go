@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"go.temporal.io/sdk/client"
 	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/internal/config"
@@ -26,7 +27,11 @@ type fuzzServer struct {
 	creds testCreds
 }
 
-func newFuzzServer(tb testing.TB) *fuzzServer {
+func newFuzzServer(tb testing.TB) *fuzzServer { return newFuzzServerWith(tb, nil) }
+
+// newFuzzServerWith is the fuzz server with tc as its Temporal client
+// (nil: none).
+func newFuzzServerWith(tb testing.TB, tc client.Client) *fuzzServer {
 	tb.Helper()
 	cfg, err := config.FromLookup(func(string) (string, bool) { return "", false })
 	if err != nil {
@@ -44,7 +49,11 @@ func newFuzzServer(tb testing.TB) *fuzzServer {
 	if err := models.Migrate(db, slog.New(slog.DiscardHandler)); err != nil {
 		tb.Fatal(err)
 	}
-	srv, err := New(Deps{Config: cfg, DB: db, Telemetry: tel, Log: slog.New(slog.DiscardHandler)})
+	deps := Deps{Config: cfg, DB: db, Telemetry: tel, Log: slog.New(slog.DiscardHandler)}
+	if tc != nil {
+		deps.Temporal = tc
+	}
+	srv, err := New(deps)
 	if err != nil {
 		tb.Fatal(err)
 	}

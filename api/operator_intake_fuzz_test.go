@@ -3,10 +3,8 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,12 +14,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/gatehouse/gatehouse/internal/config"
-	"github.com/gatehouse/gatehouse/internal/telemetry"
-	"github.com/gatehouse/gatehouse/models"
 	flylabmodels "github.com/gatehouse/gatehouse/models/flylab"
 	fwmodels "github.com/gatehouse/gatehouse/models/flywheel"
-	"github.com/gatehouse/gatehouse/models/platform"
 	researchmodels "github.com/gatehouse/gatehouse/models/research"
 )
 
@@ -87,36 +81,7 @@ func (downRun) GetWithOptions(context.Context, any, client.WorkflowRunGetOptions
 // Temporal client.
 func newDownTemporalFuzzServer(tb testing.TB) *fuzzServer {
 	tb.Helper()
-	cfg, err := config.FromLookup(func(string) (string, bool) { return "", false })
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cfg.MaxBodyBytes = 1 << 14
-	tel, err := telemetry.New(context.Background(), "")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	db, err := models.Open("sqlite:" + filepath.Join(tb.TempDir(), "fuzz.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := models.Migrate(db, slog.New(slog.DiscardHandler)); err != nil {
-		tb.Fatal(err)
-	}
-	srv, err := New(Deps{Config: cfg, DB: db, Temporal: downTemporal{}, Telemetry: tel, Log: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ctx := context.Background()
-	agent, err := platform.Mint(ctx, db, platform.MintRequest{Role: platform.RoleAgent, Name: "agent"})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	op, err := platform.Mint(ctx, db, platform.MintRequest{Role: platform.RoleOperator, Name: "op"})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return &fuzzServer{srv: srv, db: db, creds: testCreds{agent: agent.Plaintext, operator: op.Plaintext}}
+	return newFuzzServerWith(tb, downTemporal{})
 }
 
 // errorCode is the error.code of a REST error body ("" when there is none).
