@@ -44,7 +44,6 @@ func TestSandboxTools_KubernetesSandboxIsReadThroughItsAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	now := time.Now().UTC()
 	for uid, ep := range map[string]wf.SandboxEndpoint{
 		"sbx_kagent01": {Host: "10.0.0.9", Port: 2222, InspectURL: a.InspectURL, InspectToken: "pod-token"},
 		"sbx_kplain01": {Host: "10.0.0.8", Port: 2222},
@@ -54,11 +53,7 @@ func TestSandboxTools_KubernetesSandboxIsReadThroughItsAgent(t *testing.T) {
 		if uid == "sbx_kended01" {
 			status = models.SandboxTerminated // its Pod IP may be another Pod's now
 		}
-		sb := models.Sandbox{UID: uid, ProjectID: "prj_k", Provider: "kubernetes", InstanceType: "cpu-small", PublicKey: "k",
-			Status: status, SSHHost: ep.Host, SSHPort: ep.Port, ExpiresAt: now.Add(time.Hour), CreatedAt: now, UpdatedAt: now}
-		if err := s.DB.Create(&sb).Error; err != nil {
-			t.Fatal(err)
-		}
+		storeSandbox(t, s, uid, "kubernetes", status, ep.Host)
 		tc.On("QueryWorkflow", mock.Anything, wf.SandboxWorkflowID(uid), "", wf.SandboxStateQuery).
 			Return(queriedState{wf.SandboxState{UID: uid, Status: wf.SandboxRunning, Endpoint: ep}}, nil)
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/mock"
 
@@ -25,13 +24,7 @@ func TestSandboxRuns_LocalSandboxOnAnotherHostIsUnavailableNotEmpty(t *testing.T
 	s, tc := kubeService(t)
 	tc.On("QueryWorkflow", mock.Anything, "sandbox/sbx_elsewhere01", "", wf.SandboxStateQuery).
 		Return(nil, errors.New("workflow not found"))
-	now := time.Now().UTC()
-	sb := models.Sandbox{UID: "sbx_elsewhere01", ProjectID: "prj_k", Provider: "local", InstanceType: "local-small",
-		PublicKey: "k", Status: models.SandboxRunning, SSHHost: "127.0.0.1", SSHPort: 2222, ExpiresAt: now.Add(time.Hour),
-		CreatedAt: now, UpdatedAt: now}
-	if err := s.DB.Create(&sb).Error; err != nil {
-		t.Fatal(err)
-	}
+	sb := storeSandbox(t, s, "sbx_elsewhere01", "local", models.SandboxRunning, "127.0.0.1")
 	agent := platform.Principal{CredentialID: "a", Role: platform.RoleAgent, AllProjects: true}
 	for _, tool := range []string{"sandbox.runs", "sandbox.terminal"} {
 		_, terr := s.Invoke(context.Background(), agent, tool, json.RawMessage(`{"project_id":"prj_k","sandbox_uid":"sbx_elsewhere01"}`))

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gatehouse/gatehouse/models/platform"
 	models "github.com/gatehouse/gatehouse/models/research"
@@ -17,12 +16,7 @@ import (
 // process holds, with one file in its working directory.
 func heldLocalSandbox(t *testing.T, s *Service, uid string) {
 	t.Helper()
-	now := time.Now().UTC()
-	sb := models.Sandbox{UID: uid, ProjectID: "prj_k", Provider: "local", InstanceType: "local-small", PublicKey: "k",
-		Status: models.SandboxRunning, SSHHost: "127.0.0.1", SSHPort: 2222, ExpiresAt: now.Add(time.Hour), CreatedAt: now, UpdatedAt: now}
-	if err := s.DB.Create(&sb).Error; err != nil {
-		t.Fatal(err)
-	}
+	storeSandbox(t, s, uid, "local", models.SandboxRunning, "127.0.0.1")
 	work := filepath.Join(s.Config.DataDir, "sandboxes", uid, "work")
 	if err := os.MkdirAll(work, 0o700); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"context"
 	"errors"
 	"os"
 	"strings"
@@ -28,17 +27,7 @@ func TestLocal_FailedFirstProvisioningLeavesNothingBehind(t *testing.T) {
 func TestLocal_CommandsRunUnderTheSandboxsCPUAndMemoryLimits(t *testing.T) {
 	t.Parallel()
 	l := &Local{Root: t.TempDir(), servers: map[string]*server{}}
-	key, pub := newKey(t)
-	ep, err := l.Provision(t.Context(), Spec{UID: "sbx-limits", PublicKey: pub, CPU: 1.5, MemoryMB: 256, TimeLimit: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Destroy(context.Background(), "sbx-limits") })
-	c, err := dial(ep, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := provisionAndDial(t, l, Spec{UID: "sbx-limits", CPU: 1.5, MemoryMB: 256, TimeLimit: time.Minute})
 	out, err := runCmd(t, c, "ulimit -t; ulimit -v")
 	if f := strings.Fields(out); err != nil || len(f) != 2 || f[0] != "90" || f[1] != "262144" {
 		t.Fatalf("limits seen by a command: %q %v (want 90 CPU seconds, 262144 KiB)", out, err)
@@ -50,17 +39,7 @@ func TestLocal_CommandsRunUnderTheSandboxsCPUAndMemoryLimits(t *testing.T) {
 func TestLocal_CommandsStartFromTheProvidersEnv(t *testing.T) {
 	t.Parallel()
 	l := &Local{Root: t.TempDir(), servers: map[string]*server{}, Env: []string{"PATH=/usr/bin:/bin", "CUDA_HOME=/opt/cuda", "HOME=/root"}}
-	key, pub := newKey(t)
-	ep, err := l.Provision(t.Context(), Spec{UID: "sbx-env", PublicKey: pub, TimeLimit: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Destroy(context.Background(), "sbx-env") })
-	c, err := dial(ep, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	ep, c := provisionAndDial(t, l, Spec{UID: "sbx-env", TimeLimit: time.Minute})
 	out, err := runCmd(t, c, `echo "$CUDA_HOME $HOME"`)
 	if err != nil || strings.TrimSpace(out) != "/opt/cuda "+ep.Workdir {
 		t.Fatalf("environment seen by a command: %q %v", out, err)

@@ -35,6 +35,25 @@ func dial(ep Endpoint, key ssh.Signer) (*ssh.Client, error) {
 		Auth: []ssh.AuthMethod{ssh.PublicKeys(key)}, HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
 }
 
+// provisionAndDial provisions spec (with a fresh key) on l, destroys it
+// when the test ends, and answers its endpoint and a connected client.
+func provisionAndDial(t *testing.T, l *Local, spec Spec) (Endpoint, *ssh.Client) {
+	t.Helper()
+	key, pub := newKey(t)
+	spec.PublicKey = pub
+	ep, err := l.Provision(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Destroy(context.Background(), spec.UID) })
+	c, err := dial(ep, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return ep, c
+}
+
 func runCmd(t *testing.T, c *ssh.Client, cmd string) (string, error) {
 	t.Helper()
 	sess, err := c.NewSession()
@@ -157,17 +176,7 @@ func TestLocal_ResolveRefusesPathsLeavingTheWorkdir(t *testing.T) {
 
 func TestLocal_CommandOverTimeLimitIsKilled(t *testing.T) {
 	l := &Local{Root: t.TempDir(), servers: map[string]*server{}}
-	key, pub := newKey(t)
-	ep, err := l.Provision(context.Background(), Spec{UID: "slow", PublicKey: pub, TimeLimit: 500 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Destroy(context.Background(), "slow") })
-	c, err := dial(ep, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := provisionAndDial(t, l, Spec{UID: "slow", TimeLimit: 500 * time.Millisecond})
 	start := time.Now()
 	_, _ = runCmd(t, c, "sleep 20")
 	runs, _ := l.Runs("slow")

@@ -2,11 +2,9 @@ package kube
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/gatehouse/gatehouse/internal/sandbox/agent"
@@ -63,21 +61,9 @@ func TestProvider_AgentProvisionAnswersThePodsInspectionToken(t *testing.T) {
 	cs := fake.NewClientset()
 	p := &Provider{Client: cs, Namespace: "sandboxes", AgentImage: "registry.example/gatehouse:1.0.0"}
 	ctx := context.Background()
-	if _, err := p.Provision(ctx, spec); !errors.Is(err, ErrNotReady) {
-		t.Fatalf("first provision: %v", err)
-	}
-	pods := cs.CoreV1().Pods("sandboxes")
-	pod, err := pods.Get(ctx, PodName(spec.UID), metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := tokenOf(pod)
+	first := tokenOf(firstProvisionThenRun(t, p, cs.CoreV1().Pods("sandboxes")))
 	if len(first) != 64 {
 		t.Fatalf("pod token %q", first)
-	}
-	pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.1.2.3"}
-	if _, err := pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
 	}
 	ep, err := p.Provision(ctx, spec)
 	if err != nil || ep.InspectToken != first || ep.InspectURL != "http://10.1.2.3:2223" || ep.Workdir != "/workspace/sbx_AB12/work" {

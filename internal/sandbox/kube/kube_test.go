@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gatehouse/gatehouse/internal/sandbox"
@@ -48,18 +49,8 @@ func TestProvider_ProvisionWaitsForThePodThenDestroyIsIdempotent(t *testing.T) {
 	cs := fake.NewClientset()
 	p := &Provider{Client: cs, Namespace: "sandboxes"}
 	ctx := context.Background()
-	if _, err := p.Provision(ctx, spec); !errors.Is(err, ErrNotReady) {
-		t.Fatalf("first provision: %v", err)
-	}
 	pods := cs.CoreV1().Pods("sandboxes")
-	pod, err := pods.Get(ctx, PodName(spec.UID), metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.1.2.3"}
-	if _, err := pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	firstProvisionThenRun(t, p, pods)
 	ep, err := p.Provision(ctx, spec) // the retry finds the same Pod
 	if err != nil || ep != (sandbox.Endpoint{Host: "10.1.2.3", Port: SSHPort, User: sandbox.LocalUser, Workdir: Workdir}) {
 		t.Fatalf("endpoint %+v %v", ep, err)
@@ -78,4 +69,25 @@ func TestProvider_ProvisionWaitsForThePodThenDestroyIsIdempotent(t *testing.T) {
 	if list, _ := pods.List(ctx, metav1.ListOptions{}); len(list.Items) != 0 {
 		t.Fatalf("%d pods after destroy", len(list.Items))
 	}
+}
+
+// firstProvisionThenRun makes the first provision of spec (answered
+// ErrNotReady: the Pod was just created), then marks the Pod running at
+// 10.1.2.3 as the cluster would, and returns it as created.
+func firstProvisionThenRun(t *testing.T, p *Provider, pods typedcorev1.PodInterface) *corev1.Pod {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := p.Provision(ctx, spec); !errors.Is(err, ErrNotReady) {
+		t.Fatalf("first provision: %v", err)
+	}
+	pod, err := pods.Get(ctx, PodName(spec.UID), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := pod.DeepCopy()
+	pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.1.2.3"}
+	if _, err := pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return created
 }
