@@ -52,7 +52,11 @@ func TestSandbox_LocalSandboxSurvivesAWorkerRestart(t *testing.T) {
 	StartRoleProcess(t, "worker", s.WorkerEnv(dbURL))
 
 	var after map[string]any
-	waitFor(t, 60*time.Second, func() bool {
+	// A bound, not a timing: the replacement worker process must start and
+	// the sandbox workflow's task must leave the dead worker's sticky queue
+	// (5 s) before the re-provision; alone this takes about 10 s, but one CI
+	// run with every e2e test in parallel on 2 cores needed more than 60 s.
+	waitFor(t, 2*time.Minute, func() bool {
 		after, _ = agent.must("sandbox.get", map[string]any{"project_id": pid, "sandbox_uid": uid})["sandbox"].(map[string]any)
 		return after["ssh_port"] != before["ssh_port"]
 	})
