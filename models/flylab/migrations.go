@@ -11,7 +11,22 @@ import (
 // Migrations returns the FlyLab tables' migrations. The Up works on
 // snapshot structs of the tables as they were at that version.
 func Migrations() []migrate.Migration {
-	return []migrate.Migration{{ID: "2026112910_flylab_ledger", Up: createLedgerV1}}
+	return []migrate.Migration{
+		{ID: "2026112910_flylab_ledger", Up: createLedgerV1},
+		{ID: "2026120110_flylab_session_snapshots", Up: createSessionSnapshotsV1},
+	}
+}
+
+// createSessionSnapshotsV1 adds the table the session workflow stores its
+// committed state in, so the session outlives its workflow.
+func createSessionSnapshotsV1(tx *gorm.DB) error {
+	type sessionSnapshot struct {
+		SessionID string `gorm:"primaryKey;size:40"`
+		Revision  int    `gorm:"not null"`
+		State     string `gorm:"type:text;not null"`
+		UpdatedAt time.Time
+	}
+	return tx.Table("flylab_session_snapshots").Migrator().CreateTable(&sessionSnapshot{})
 }
 
 func createLedgerV1(tx *gorm.DB) error {

@@ -1,0 +1,46 @@
+package flylab
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// SessionSnapshot is the last committed state of a page session, stored by
+// the session workflow at every commit. The running workflow is the
+// authority; once it is gone (closed and purged after the namespace's
+// retention, or terminated) this row is what reads answer from and what a
+// restarted workflow continues from. State is the workflow's SessionState
+// as JSON; this package does not interpret it.
+type SessionSnapshot struct {
+	SessionID string `gorm:"primaryKey;size:40"`
+	Revision  int    `gorm:"not null"`
+	State     string `gorm:"type:text;not null"`
+	UpdatedAt time.Time
+}
+
+// TableName names the table.
+func (SessionSnapshot) TableName() string { return "flylab_session_snapshots" }
+
+// SaveSnapshot stores a session's state at revision unless a snapshot of
+// the same or a later revision is stored: a retried or late write never
+// moves the stored state back.
+func SaveSnapshot(ctx context.Context, db *gorm.DB, sessionID string, revision int, state []byte) error {
+	row := SessionSnapshot{SessionID: sessionID, Revision: revision, State: string(state), UpdatedAt: time.Now().UTC()}
+	return db.WithContext(ctx).Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "session_id"}},
+		DoUpdates: clause.AssignmentColumns([]string{"revision", "state", "updated_at"}),
+		Where: clause.Where{Exprs: []clause.Expression{
+			clause.Expr{SQL: "flylab_session_snapshots.revision < excluded.revision"}}},
+	}).Create(&row).Error
+}
+
+// LoadSnapshot returns a session's stored snapshot, or ErrNotFound when
+// the session never committed a change.
+func LoadSnapshot(ctx context.Context, db *gorm.DB, sessionID string) (SessionSnapshot, error) {
+	var s SessionSnapshot
+	err := first(ctx, db, &s, "session_id = ?", sessionID)
+	return s, err
+}
