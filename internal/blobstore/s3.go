@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
@@ -27,17 +26,22 @@ type S3Options struct {
 	Bucket string
 	// Region signs requests (default us-east-1).
 	Region string
-	// AccessKeyID and SecretAccessKey sign requests (SigV4).
+	// AccessKeyID and SecretAccessKey sign requests (SigV4). Set both, or
+	// neither: then the AWS SDK's default credential chain signs (see
+	// s3Credentials), so IRSA, EKS Pod Identity and instance roles work.
 	AccessKeyID string
 	// SecretAccessKey is the secret matching AccessKeyID.
 	SecretAccessKey string
+	// VirtualHostedStyle addresses objects as bucket.host/key instead of
+	// the default path style host/bucket/key.
+	VirtualHostedStyle bool
 	// HTTPClient overrides the transport (tests).
 	HTTPClient *http.Client
 }
 
 // S3 stores objects in one bucket of an S3-compatible service. Requests and
 // presigned URLs are SigV4-signed by the AWS SDK; path-style addressing is
-// used so any S3-compatible server works behind a plain endpoint.
+// the default so any S3-compatible server works behind a plain endpoint.
 type S3 struct {
 	bucket  string
 	client  *s3.Client
@@ -52,10 +56,14 @@ func NewS3(opts S3Options) (*S3, error) {
 	if opts.Region == "" {
 		opts.Region = "us-east-1"
 	}
+	creds, err := s3Credentials(opts)
+	if err != nil {
+		return nil, err
+	}
 	o := s3.Options{
 		Region:       opts.Region,
-		Credentials:  credentials.NewStaticCredentialsProvider(opts.AccessKeyID, opts.SecretAccessKey, ""),
-		UsePathStyle: true,
+		Credentials:  creds,
+		UsePathStyle: !opts.VirtualHostedStyle,
 		// Only the checksums S3 requires: extra trailing checksums would be
 		// signed into presigned URLs that plain curl cannot satisfy.
 		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,

@@ -44,7 +44,7 @@ var (
 func FromConfig(cfg config.Config) (Store, error) {
 	if cfg.BlobS3.Bucket != "" {
 		s, err := NewS3(S3Options{Endpoint: cfg.BlobS3.Endpoint, Bucket: cfg.BlobS3.Bucket, Region: cfg.BlobS3.Region,
-			AccessKeyID: cfg.BlobS3.AccessKeyID, SecretAccessKey: cfg.BlobS3.SecretAccessKey})
+			AccessKeyID: cfg.BlobS3.AccessKeyID, SecretAccessKey: cfg.BlobS3.SecretAccessKey, VirtualHostedStyle: cfg.BlobS3.VirtualHostedStyle})
 		if err != nil {
 			return nil, fmt.Errorf("s3 blob store: %w", err)
 		}

@@ -135,10 +135,14 @@ type BlobS3 struct {
 	Bucket string
 	// Region signs requests (default us-east-1).
 	Region string
-	// AccessKeyID and SecretAccessKey sign requests.
+	// AccessKeyID and SecretAccessKey sign requests. Both empty: the AWS
+	// SDK's default credential chain (AWS_* variables, IRSA, instance role).
 	AccessKeyID string
 	// SecretAccessKey is the secret matching AccessKeyID.
 	SecretAccessKey string
+	// VirtualHostedStyle addresses bucket.host/key instead of host/bucket/key
+	// (GATEHOUSE_BLOB_S3_PATH_STYLE=false).
+	VirtualHostedStyle bool
 }
 
 // Features are the feature flags of the research tool families.
@@ -198,8 +202,9 @@ var Vars = []Var{
 	{"GATEHOUSE_BLOB_S3_ENDPOINT", "", "S3-compatible API base URL (empty: AWS)"},
 	{"GATEHOUSE_BLOB_S3_BUCKET", "", "S3 bucket; when set, blobs live in S3 instead of GATEHOUSE_BLOB_DIR"},
 	{"GATEHOUSE_BLOB_S3_REGION", "us-east-1", "S3 signing region"},
-	{"GATEHOUSE_BLOB_S3_ACCESS_KEY_ID", "", "S3 access key id"},
+	{"GATEHOUSE_BLOB_S3_ACCESS_KEY_ID", "", "S3 access key id; with the secret empty too, the AWS default credential chain (AWS_* variables, IRSA, instance role)"},
 	{"GATEHOUSE_BLOB_S3_SECRET_ACCESS_KEY", "", "S3 secret access key"},
+	{"GATEHOUSE_BLOB_S3_PATH_STYLE", "true", "path-style S3 URLs (host/bucket/key); false: virtual-hosted (bucket.host/key)"},
 	{"GATEHOUSE_STORAGE_RETENTION", "1440h", "how long unpinned storage objects stay available (60 days)"},
 	{"GATEHOUSE_STORAGE_SWEEP_INTERVAL", "1h", "how often the storage sweep schedule runs"},
 	{"GATEHOUSE_MLFLOW_TRACKING_URI", "", "MLflow tracking server base URL (mlflow.* tools)"},
@@ -262,7 +267,7 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 
 		BlobS3: BlobS3{Endpoint: strings.TrimRight(r.str("GATEHOUSE_BLOB_S3_ENDPOINT", ""), "/"), Bucket: r.str("GATEHOUSE_BLOB_S3_BUCKET", ""),
 			Region: r.str("GATEHOUSE_BLOB_S3_REGION", "us-east-1"), AccessKeyID: r.str("GATEHOUSE_BLOB_S3_ACCESS_KEY_ID", ""),
-			SecretAccessKey: r.str("GATEHOUSE_BLOB_S3_SECRET_ACCESS_KEY", "")},
+			SecretAccessKey: r.str("GATEHOUSE_BLOB_S3_SECRET_ACCESS_KEY", ""), VirtualHostedStyle: !r.boolean("GATEHOUSE_BLOB_S3_PATH_STYLE", true)},
 		StorageRetention:     r.duration("GATEHOUSE_STORAGE_RETENTION", 60*24*time.Hour),
 		StorageSweepInterval: r.duration("GATEHOUSE_STORAGE_SWEEP_INTERVAL", time.Hour),
 		MLflowTrackingURI:    strings.TrimRight(r.str("GATEHOUSE_MLFLOW_TRACKING_URI", ""), "/"),
