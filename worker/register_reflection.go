@@ -17,6 +17,7 @@ func registerReflection(r sdkworker.Registry, deps Dependencies) {
 	r.RegisterWorkflowWithOptions(researchwf.Reflection, workflow.RegisterOptions{Name: researchwf.ReflectionWorkflowName})
 	refl := &researchact.ReflectionActivities{DB: deps.DB, Blobs: deps.Blobs, Central: models.NewCentralRefs(deps.DB, deps.Config.CentralGitDir)}
 	r.RegisterActivityWithOptions(refl.RecordReflection, activity.RegisterOptions{Name: researchwf.RecordReflectionActivity})
+	r.RegisterActivityWithOptions(refl.StoreReflectionFinal, activity.RegisterOptions{Name: researchwf.StoreReflectionFinalActivity})
 	r.RegisterActivityWithOptions(refl.AdvanceCentral, activity.RegisterOptions{Name: researchwf.AdvanceCentralActivity})
 	r.RegisterActivityWithOptions(refl.PublishReflection, activity.RegisterOptions{Name: researchwf.PublishReflectionActivity})
 }

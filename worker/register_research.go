@@ -24,6 +24,7 @@ func registerResearch(r sdkworker.Registry, deps Dependencies) {
 	r.RegisterWorkflowWithOptions(researchwf.Experiment, workflow.RegisterOptions{Name: researchwf.ExperimentWorkflowName})
 	acts := &researchact.Activities{DB: deps.DB}
 	r.RegisterActivityWithOptions(acts.RecordExperiment, activity.RegisterOptions{Name: researchwf.RecordExperimentActivity})
+	r.RegisterActivityWithOptions(acts.StoreExperimentFinal, activity.RegisterOptions{Name: researchwf.StoreExperimentFinalActivity})
 	r.RegisterWorkflowWithOptions(researchwf.StorageSweep, workflow.RegisterOptions{Name: researchwf.StorageSweepWorkflowName})
 	storage := &researchact.StorageActivities{DB: deps.DB, Blobs: deps.Blobs, Log: deps.Log}
 	r.RegisterActivityWithOptions(storage.SweepStorage, activity.RegisterOptions{Name: researchwf.SweepStorageActivity})

@@ -18,5 +18,8 @@ func Migrations() []migrate.Migration {
 			}
 			return nil
 		}},
+		// Sorted by ID with every other domain's, so it runs after the
+		// reflection, storage, sandbox and commit tables.
+		FinalStateMigration(),
 	}
 }

@@ -78,7 +78,8 @@ func receive[T any](ctx workflow.Context, name string, apply func(T)) {
 	})
 }
 
-// run mirrors every change into the database until the experiment ends.
+// run mirrors every change into the database until the experiment ends,
+// then stores the state it ended with.
 func (w *experiment) run(ctx workflow.Context) (ExperimentState, error) {
 	w.dirty = true
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -103,7 +104,7 @@ func (w *experiment) run(ctx workflow.Context) (ExperimentState, error) {
 			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 				return w.state, err
 			}
-			return w.state, nil
+			return w.state, storeFinal(ctx, actx, StoreExperimentFinalActivity, w.state)
 		}
 	}
 }

@@ -29,7 +29,9 @@ type harness struct {
 	steps []func()
 	mu    sync.Mutex
 	recs  []ExperimentRecord
-	n     int
+	// finals are the final states the workflow stored (its last step).
+	finals []ExperimentState
+	n      int
 }
 
 func newHarness(t *testing.T) *harness {
@@ -39,6 +41,12 @@ func newHarness(t *testing.T) *harness {
 	h.env.RegisterWorkflowWithOptions(Experiment, workflow.RegisterOptions{Name: ExperimentWorkflowName})
 	h.env.RegisterActivityWithOptions(func(context.Context, ExperimentRecord) error { return nil },
 		activity.RegisterOptions{Name: RecordExperimentActivity})
+	h.env.RegisterActivityWithOptions(func(_ context.Context, st ExperimentState) error {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.finals = append(h.finals, st)
+		return nil
+	}, activity.RegisterOptions{Name: StoreExperimentFinalActivity})
 	return h
 }
 

@@ -25,6 +25,9 @@ const (
 	SandboxActivitySignal = "sandbox-activity"
 	// RecordExperimentActivity mirrors status and gate into the database.
 	RecordExperimentActivity = "research.RecordExperiment"
+	// StoreExperimentFinalActivity stores the state an experiment ended
+	// with, which reads are served from once its workflow closed.
+	StoreExperimentFinalActivity = "research.StoreExperimentFinal"
 	// KindExperiment is the GatehouseKind search attribute value.
 	KindExperiment = "research-experiment"
 )

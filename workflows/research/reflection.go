@@ -52,7 +52,7 @@ func (w *reflection) setup(ctx workflow.Context) error {
 }
 
 // run mirrors every change, runs the central advance when its gate opens
-// and publishes once it is bound.
+// and publishes once it is bound; a finished wave stores its final state.
 func (w *reflection) run(ctx workflow.Context) (ReflectionState, error) {
 	w.dirty = true
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -87,7 +87,7 @@ func (w *reflection) run(ctx workflow.Context) (ReflectionState, error) {
 			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 				return w.state, err
 			}
-			return w.state, nil
+			return w.state, storeFinal(ctx, actx, StoreReflectionFinalActivity, w.state)
 		}
 	}
 }

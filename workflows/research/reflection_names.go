@@ -12,6 +12,9 @@ const (
 	ProposalSubmittedSignal = "proposal-submitted"
 	// RecordReflectionActivity mirrors status and gate into the database.
 	RecordReflectionActivity = "research.RecordReflection"
+	// StoreReflectionFinalActivity stores the state a wave ended with,
+	// which reads are served from once its workflow closed.
+	StoreReflectionFinalActivity = "research.StoreReflectionFinal"
 	// AdvanceCentralActivity compare-and-swaps the project's central ref.
 	AdvanceCentralActivity = "research.AdvanceCentral"
 	// PublishReflectionActivity applies a published wave's change spec.

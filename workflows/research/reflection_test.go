@@ -25,6 +25,8 @@ type wave struct {
 	steps   []func()
 	n       int
 	settled []DependencySettled
+	// finals are the final states the wave stored (its last step).
+	finals []ReflectionState
 }
 
 func newWave(t *testing.T, advances ...AdvanceResult) *wave {
@@ -41,6 +43,8 @@ func newWave(t *testing.T, advances ...AdvanceResult) *wave {
 	}, workflow.RegisterOptions{Name: ExperimentWorkflowName})
 	w.env.RegisterActivityWithOptions(func(context.Context, ReflectionRecord) error { return nil }, activity.RegisterOptions{Name: RecordReflectionActivity})
 	w.env.RegisterActivityWithOptions(func(context.Context, ExperimentRecord) error { return nil }, activity.RegisterOptions{Name: RecordExperimentActivity})
+	w.env.RegisterActivityWithOptions(func(_ context.Context, st ReflectionState) error { w.finals = append(w.finals, st); return nil },
+		activity.RegisterOptions{Name: StoreReflectionFinalActivity})
 	i := 0
 	w.env.RegisterActivityWithOptions(func(_ context.Context, in AdvanceInput) (AdvanceResult, error) {
 		if in.Expected != "base" || in.Owner == "" {
