@@ -42,6 +42,9 @@ const (
 	ActivityCompare         = "flylab.Compare"
 	ActivitySaveEvidence    = "flylab.SaveEvidence"
 	ActivityRecordDecision  = "flylab.RecordDecision"
+	// ActivitySaveSession stores the session's committed state (a local
+	// activity run at every commit).
+	ActivitySaveSession = "flylab.SaveSession"
 )
 
 // Tool names of the contract.

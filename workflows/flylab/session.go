@@ -12,6 +12,7 @@ type session struct {
 	limit     int
 	committed int
 	inFlight  string // operation key of the mutation being handled
+	saved     int    // revision of the last snapshot stored (session_snapshot.go)
 }
 
 // Session is the long-lived page session workflow
@@ -21,7 +22,8 @@ type session struct {
 // mutations, runs the tool's activity and commits the lineage patch.
 // Operator decisions arrive from experiment workflows as DecisionSignal.
 // The run continues as new after ContinueAfter commits or when Temporal
-// suggests it, once no handler is running.
+// suggests it, once no handler is running. Every commit is stored as a
+// snapshot (session_snapshot.go), so the session outlives the workflow.
 func Session(ctx workflow.Context, in SessionInput) error {
 	s := &session{state: in.State, limit: in.ContinueAfter}
 	if s.limit <= 0 {
@@ -30,6 +32,9 @@ func Session(ctx workflow.Context, in SessionInput) error {
 	if s.state.Revision < 1 {
 		s.state.Revision = 1
 	}
+	// A new session has nothing to store; a continued or restored one was
+	// stored up to the revision it starts from.
+	s.saved = s.state.Revision
 	if err := s.setup(ctx); err != nil {
 		return err
 	}
@@ -54,6 +59,7 @@ func (s *session) run(ctx workflow.Context, in SessionInput) error {
 			return err
 		}
 		s.drain(ctx, decisions)
+		s.persist(ctx)
 		if !s.shouldContinue(ctx) {
 			continue
 		}
@@ -61,6 +67,7 @@ func (s *session) run(ctx workflow.Context, in SessionInput) error {
 			return err
 		}
 		s.drain(ctx, decisions)
+		s.persist(ctx)
 		return workflow.NewContinueAsNewError(ctx, SessionWorkflow, SessionInput{State: s.state, ContinueAfter: in.ContinueAfter})
 	}
 }

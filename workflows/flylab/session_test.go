@@ -15,12 +15,18 @@ import (
 const testHash = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
 
 func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
+	return newEnvStoring(t, func(context.Context, StateSnapshot) error { return nil })
+}
+
+// newEnvStoring is newEnv with save as the SaveSession local activity.
+func newEnvStoring(t *testing.T, save func(context.Context, StateSnapshot) error) *testsuite.TestWorkflowEnvironment {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	env.RegisterWorkflowWithOptions(Session, workflow.RegisterOptions{Name: SessionWorkflow})
 	env.RegisterWorkflowWithOptions(Experiment, workflow.RegisterOptions{Name: ExperimentWorkflow})
 	env.RegisterActivityWithOptions(func(context.Context, DecisionRecord) error { return nil },
 		activity.RegisterOptions{Name: ActivityRecordDecision})
+	env.RegisterActivityWithOptions(save, activity.RegisterOptions{Name: ActivitySaveSession})
 	return env
 }
 

@@ -105,6 +105,7 @@ func (s *session) handleTool(ctx workflow.Context, req ToolRequest) (ToolOutcome
 		s.state.Operations[key] = OperationRecord{Tool: req.Tool, InputHash: req.InputHash, Outcome: out}
 	}
 	_ = s.setGate(ctx)
+	s.persist(ctx)
 	out.State = s.state
 	return out, nil
 }

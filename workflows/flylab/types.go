@@ -157,6 +157,15 @@ type SessionState struct {
 	Operations map[string]OperationRecord `json:"operations,omitempty"`
 }
 
+// StateSnapshot is the input of the SaveSession local activity: the
+// committed state at Revision, encoded once in the workflow so the activity
+// never reads state the workflow goes on changing.
+type StateSnapshot struct {
+	SessionID string          `json:"session_id"`
+	Revision  int             `json:"revision"`
+	State     json.RawMessage `json:"state"`
+}
+
 // SessionInput starts (or continues) a session workflow. ContinueAfter is
 // the number of committed calls after which the run continues as new (0
 // means 500); tests lower it.
