@@ -33,6 +33,7 @@ type manifests struct {
 	serviceMonitors map[string]*unstructured.Unstructured
 	roles           map[string]*rbacv1.Role
 	roleBindings    map[string]*rbacv1.RoleBinding
+	pvcs            map[string]*corev1.PersistentVolumeClaim
 }
 
 var docSeparator = regexp.MustCompile(`(?m)^---\s*$`)
@@ -48,6 +49,7 @@ func decodeManifests(out string) (*manifests, error) {
 		hpas:            map[string]*autoscalingv2.HorizontalPodAutoscaler{},
 		serviceMonitors: map[string]*unstructured.Unstructured{},
 		roles:           map[string]*rbacv1.Role{}, roleBindings: map[string]*rbacv1.RoleBinding{},
+		pvcs: map[string]*corev1.PersistentVolumeClaim{},
 	}
 	for _, doc := range docSeparator.Split(out, -1) {
 		if strings.TrimSpace(stripComments(doc)) == "" {
@@ -92,6 +94,8 @@ func (m *manifests) add(gvk, name string, doc []byte) error {
 		return decodeInto(doc, name, m.roles)
 	case "rbac.authorization.k8s.io/v1/RoleBinding":
 		return decodeInto(doc, name, m.roleBindings)
+	case "v1/PersistentVolumeClaim":
+		return decodeInto(doc, name, m.pvcs)
 	case "monitoring.coreos.com/v1/ServiceMonitor":
 		u := &unstructured.Unstructured{}
 		data, err := yaml.YAMLToJSONStrict(doc)

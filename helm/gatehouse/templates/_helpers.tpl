@@ -71,6 +71,7 @@ app.kubernetes.io/component: {{ .component }}
       name: {{ . }}
       key: {{ $.Values.temporal.apiKey.key }}
 {{- end }}
+{{- include "gatehouse.blobs.keyEnv" . }}
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
 {{- end }}
@@ -99,6 +100,7 @@ imagePullSecrets:
   mountPath: /etc/gatehouse/temporal-tls
   readOnly: true
 {{- end }}
+{{- include "gatehouse.blobs.volumeMount" . }}
 {{- end -}}
 
 {{- define "gatehouse.volumes" -}}
@@ -113,6 +115,7 @@ imagePullSecrets:
   secret:
     secretName: {{ required "temporal.tls.existingSecret is required when temporal.tls.enabled" .Values.temporal.tls.existingSecret }}
 {{- end }}
+{{- include "gatehouse.blobs.volume" . }}
 {{- end -}}
 
 {{/* Namespace of kubernetes sandbox Pods: configured, else the release's. */}}
