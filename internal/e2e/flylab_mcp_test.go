@@ -13,19 +13,27 @@ import (
 )
 
 // mcpToolsDir is where scripts/install-test-tools puts the npm MCP SDK.
-func mcpToolsDir() string {
-	tools := os.Getenv("GATEHOUSE_TOOLS_DIR")
-	if tools == "" {
-		home, _ := os.UserHomeDir()
-		tools = filepath.Join(home, ".cache", "gatehouse-tools")
-	}
-	return filepath.Join(tools, "node")
-}
+func mcpToolsDir() string { return filepath.Join(toolsDir(), "node") }
 
 // TestFlyLab_MCPInteropWithOfficialTypeScriptClient lists the tools and
 // runs the whole pipeline with @modelcontextprotocol/sdk over Streamable
 // HTTP; the operator approval goes through the operator endpoint.
 func TestFlyLab_MCPInteropWithOfficialTypeScriptClient(t *testing.T) {
+	runTypeScriptFlyLabClient(t, StartStack(t, StackOptions{}))
+}
+
+// tsFlyLabRun is what the official TypeScript client reported.
+type tsFlyLabRun struct {
+	Tools    []string
+	Saved    string
+	Progress float64
+}
+
+// runTypeScriptFlyLabClient drives the FlyLab pipeline on s with the
+// official MCP TypeScript client and checks the tool list, the saved
+// bundle and that run_fly_simulation's progress notifications arrived.
+func runTypeScriptFlyLabClient(t *testing.T, s *Stack) tsFlyLabRun {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	dir := mcpToolsDir()
 	if _, serr := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil || serr != nil {
@@ -45,7 +53,6 @@ func TestFlyLab_MCPInteropWithOfficialTypeScriptClient(t *testing.T) {
 	}
 	t.Cleanup(func() { os.Remove(script) })
 
-	s := StartStack(t, StackOptions{})
 	cmd := exec.Command(node, script, s.APIURL+"/mcp/flylab", s.APIKey)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
@@ -59,12 +66,11 @@ func TestFlyLab_MCPInteropWithOfficialTypeScriptClient(t *testing.T) {
 	go func() {
 		select {
 		case <-done:
-		case <-time.After(90 * time.Second):
+		case <-time.After(120 * time.Second):
 			_ = cmd.Process.Kill()
 		}
 	}()
-	var tools []string
-	var saved string
+	var run tsFlyLabRun
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -75,7 +81,7 @@ func TestFlyLab_MCPInteropWithOfficialTypeScriptClient(t *testing.T) {
 		switch {
 		case msg["tools"] != nil:
 			for _, n := range msg["tools"].([]any) {
-				tools = append(tools, n.(string))
+				run.Tools = append(run.Tools, n.(string))
 			}
 		case msg["awaiting"] != nil:
 			r := s.Do(t, http.MethodPost, "/operator/v1/flylab/experiments/"+msg["awaiting"].(string)+"/approve",
@@ -85,18 +91,23 @@ func TestFlyLab_MCPInteropWithOfficialTypeScriptClient(t *testing.T) {
 			}
 			_, _ = stdin.Write([]byte("approved\n"))
 		case msg["saved"] != nil:
-			saved = msg["saved"].(string)
-			t.Logf("MCP client saved %s; progress notifications received: %v", saved, msg["progress"])
+			run.Saved = msg["saved"].(string)
+			run.Progress, _ = msg["progress"].(float64)
+			t.Logf("MCP client saved %s; progress notifications received: %v", run.Saved, msg["progress"])
 		}
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("node client failed: %v\n%s", err, stderr.String())
 	}
 	want := "analyze_fly_behavior compare_fly_trials design_stimulation_trial draft_fly_hypothesis find_fly_circuits inspect_flylab_state run_fly_simulation save_fly_evidence"
-	if strings.Join(tools, " ") != want {
-		t.Fatalf("tools/list = %v", tools)
+	if strings.Join(run.Tools, " ") != want {
+		t.Fatalf("tools/list = %v", run.Tools)
 	}
-	if !strings.HasPrefix(saved, "bundle_") {
-		t.Fatalf("pipeline did not save a bundle: %q\n%s", saved, stderr.String())
+	if !strings.HasPrefix(run.Saved, "bundle_") {
+		t.Fatalf("pipeline did not save a bundle: %q\n%s", run.Saved, stderr.String())
 	}
+	if run.Progress < 1 {
+		t.Fatalf("run_fly_simulation sent no progress notification to the client")
+	}
+	return run
 }

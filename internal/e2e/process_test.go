@@ -36,6 +36,8 @@ func runChildRole() {
 			err = app.Worker(ctx, cfg)
 		case "api":
 			err = app.API(ctx, cfg)
+		case "migrate":
+			err = app.Migrate(ctx, cfg)
 		default:
 			err = fmt.Errorf("unknown child role %q", role)
 		}

@@ -33,6 +33,9 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 type researchAgent struct {
 	t    *testing.T
 	sess *mcp.ClientSession
+	// retrying makes must retry answers the server marks retryable, as a
+	// careful agent does while a worker is being replaced.
+	retrying bool
 }
 
 // connectResearch opens a real MCP client session with token.
@@ -87,6 +90,10 @@ func (a *researchAgent) call(name string, args map[string]any) toolResult {
 // must runs a tool that must succeed.
 func (a *researchAgent) must(name string, args map[string]any) map[string]any {
 	a.t.Helper()
+	if a.retrying {
+		out, _ := a.mustRetrying(name, args)
+		return out
+	}
 	r := a.call(name, args)
 	if r.IsError {
 		a.t.Fatalf("%s(%v) failed: %s", name, args, r.Raw)

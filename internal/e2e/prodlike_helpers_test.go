@@ -1,0 +1,137 @@
+package e2e
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdklog "go.temporal.io/sdk/log"
+	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/prodlike"
+	"github.com/gatehouse/gatehouse/models"
+)
+
+// prodStack is the production topology (internal/prodlike) seen through
+// the e2e helpers: its Stack's APIURL is the round-robin front, so every
+// helper that takes a *Stack drives the production shape unchanged.
+type prodStack struct {
+	*Stack
+	Prod *prodlike.Stack
+}
+
+// startProdStack starts a real Temporal server on PostgreSQL, Gatehouse on
+// PostgreSQL, 2 api and 2 worker processes (this test binary in a child
+// role), a gofakes3 store and the front; it stops when the test ends.
+// Without GATEHOUSE_TEST_DATABASE_URL it skips outside CI and fails in CI.
+func startProdStack(t *testing.T, env ...string) *prodStack {
+	t.Helper()
+	base := os.Getenv("GATEHOUSE_TEST_DATABASE_URL")
+	if base == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("GATEHOUSE_TEST_DATABASE_URL is not set; CI must provide PostgreSQL")
+		}
+		t.Skip("needs PostgreSQL (GATEHOUSE_TEST_DATABASE_URL); CI always sets it")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	suffix := make([]byte, 4)
+	_, _ = rand.Read(suffix)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	p, err := prodlike.Start(ctx, prodlike.Options{
+		ModuleDir: root, Dir: dir, BinDir: filepath.Join(toolsDir(), "temporal"),
+		PostgresURL: base, Name: "e2e_" + hex.EncodeToString(suffix),
+		Gatehouse: childRoleCommand,
+		Env:       append([]string{"GATEHOUSE_SHUTDOWN_TIMEOUT=10s"}, env...),
+	})
+	if err != nil {
+		t.Fatalf("start production topology: %v", err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			logTails(t, p)
+		}
+		p.Stop()
+	})
+	ps := &prodStack{Prod: p, Stack: &Stack{DevStack: &app.DevStack{APIURL: p.Front.URL, TemporalAddr: p.TemporalAddress,
+		OperatorToken: p.OperatorToken}, t: t}}
+	ps.APIKey = ps.mintAgentKey(t)
+	return ps
+}
+
+// childRoleCommand runs a Gatehouse role as this test binary (runChildRole).
+func childRoleCommand(role string) prodlike.Command {
+	return prodlike.Command{Path: os.Args[0], Args: []string{"-test.run=^$"}, Env: []string{childRoleEnv + "=" + role}}
+}
+
+// toolsDir is the cache scripts/install-test-tools fills.
+func toolsDir() string {
+	if d := os.Getenv("GATEHOUSE_TOOLS_DIR"); d != "" {
+		return d
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "gatehouse-tools")
+}
+
+// mintAgentKey asks the api, through the front, for an agent key.
+func (p *prodStack) mintAgentKey(t *testing.T) string {
+	t.Helper()
+	r := p.Do(t, http.MethodPost, "/operator/v1/keys", p.OperatorToken, map[string]any{"role": "agent", "name": "e2e agent", "all_projects": true})
+	var out struct {
+		Plaintext string `json:"plaintext"`
+	}
+	r.JSON(t, &out)
+	if r.Status != http.StatusCreated || out.Plaintext == "" {
+		t.Fatalf("mint agent key: %d %s", r.Status, r.Body)
+	}
+	return out.Plaintext
+}
+
+// db opens Gatehouse's PostgreSQL database of the stack.
+func (p *prodStack) db(t *testing.T) *gorm.DB {
+	t.Helper()
+	db, err := models.Open(p.Prod.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if sqlDB, err := db.DB(); err == nil {
+			_ = sqlDB.Close()
+		}
+	})
+	return db
+}
+
+// quietSDKLogger keeps a test's own Temporal client from logging.
+func quietSDKLogger() sdklog.Logger {
+	return sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// logTails prints the end of every process log of a failed test.
+func logTails(t *testing.T, p *prodlike.Stack) {
+	procs := append(append([]*prodlike.Proc{p.Temporal}, p.APIs...), p.Workers...)
+	for _, proc := range procs {
+		raw, err := os.ReadFile(proc.Log)
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+		if len(lines) > 40 {
+			lines = lines[len(lines)-40:]
+		}
+		t.Logf("--- %s (%s), last lines:\n%s", proc.Name, proc.Log, strings.Join(lines, "\n"))
+	}
+}

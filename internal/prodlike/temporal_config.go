@@ -1,0 +1,128 @@
+package prodlike
+
+import (
+	"os"
+	"path/filepath"
+	"text/template"
+)
+
+// temporalPorts are every port one Temporal server process listens on.
+type temporalPorts struct {
+	Frontend, FrontendMembership, FrontendHTTP int
+	History, HistoryMembership                 int
+	Matching, MatchingMembership               int
+	Worker, WorkerMembership                   int
+	Metrics                                    int
+}
+
+const temporalPortCount = 10
+
+func newTemporalPorts(p []int) temporalPorts {
+	return temporalPorts{Frontend: p[0], FrontendMembership: p[1], FrontendHTTP: p[2], History: p[3], HistoryMembership: p[4],
+		Matching: p[5], MatchingMembership: p[6], Worker: p[7], WorkerMembership: p[8], Metrics: p[9]}
+}
+
+// temporalConfig is what the server's YAML is rendered from.
+type temporalConfig struct {
+	Ports                      temporalPorts
+	Host, Port, User, Password string
+	Database, Visibility       string
+	Shards                     int
+	DynamicConfigPath          string
+}
+
+// The shape follows the server module's config/development-postgres12.yaml,
+// with every port chosen by the stack and persistence on the stack's own
+// two databases.
+var temporalYAML = template.Must(template.New("temporal").Parse(`log:
+  stdout: true
+  level: warn
+persistence:
+  defaultStore: default
+  visibilityStore: visibility
+  numHistoryShards: {{.Shards}}
+  datastores:
+    default:
+      sql:
+        pluginName: postgres12
+        databaseName: {{.Database}}
+        connectAddr: "{{.Host}}:{{.Port}}"
+        connectProtocol: tcp
+        user: "{{.User}}"
+        password: "{{.Password}}"
+        maxConns: 20
+        maxIdleConns: 20
+        maxConnLifetime: 1h
+    visibility:
+      sql:
+        pluginName: postgres12
+        databaseName: {{.Visibility}}
+        connectAddr: "{{.Host}}:{{.Port}}"
+        connectProtocol: tcp
+        user: "{{.User}}"
+        password: "{{.Password}}"
+        maxConns: 4
+        maxIdleConns: 4
+        maxConnLifetime: 1h
+global:
+  membership:
+    maxJoinDuration: 30s
+    broadcastAddress: 127.0.0.1
+  metrics:
+    prometheus:
+      framework: tally
+      timerType: histogram
+      listenAddress: "127.0.0.1:{{.Ports.Metrics}}"
+services:
+  frontend:
+    rpc: {grpcPort: {{.Ports.Frontend}}, membershipPort: {{.Ports.FrontendMembership}}, bindOnLocalHost: true, httpPort: {{.Ports.FrontendHTTP}}}
+  matching:
+    rpc: {grpcPort: {{.Ports.Matching}}, membershipPort: {{.Ports.MatchingMembership}}, bindOnLocalHost: true}
+  history:
+    rpc: {grpcPort: {{.Ports.History}}, membershipPort: {{.Ports.HistoryMembership}}, bindOnLocalHost: true}
+  worker:
+    rpc: {grpcPort: {{.Ports.Worker}}, membershipPort: {{.Ports.WorkerMembership}}, bindOnLocalHost: true}
+clusterMetadata:
+  enableGlobalNamespace: false
+  failoverVersionIncrement: 10
+  masterClusterName: active
+  currentClusterName: active
+  clusterInformation:
+    active:
+      enabled: true
+      initialFailoverVersion: 1
+      rpcName: frontend
+      rpcAddress: "127.0.0.1:{{.Ports.Frontend}}"
+dcRedirectionPolicy:
+  policy: noop
+dynamicConfigClient:
+  filepath: "{{.DynamicConfigPath}}"
+  pollInterval: 10s
+`))
+
+// Search attributes registered through the operator service become
+// visible at once, as in the embedded dev server.
+const temporalDynamicConfig = `system.forceSearchAttributesCacheRefreshOnRead:
+  - value: true
+frontend.enableUpdateWorkflowExecution:
+  - value: true
+`
+
+// writeTemporalConfig writes the server's YAML and dynamic config into dir
+// and returns the YAML's path.
+func writeTemporalConfig(dir string, c temporalConfig) (string, error) {
+	c.DynamicConfigPath = filepath.Join(dir, "dynamicconfig.yaml")
+	if err := os.WriteFile(c.DynamicConfigPath, []byte(temporalDynamicConfig), 0o600); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "temporal.yaml")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return "", err
+	}
+	if err := temporalYAML.Execute(f, c); err != nil {
+		_ = f.Close()
+		return "", err
+	}
+	return path, f.Close()
+}
