@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 
+	"gorm.io/gorm"
+
 	"github.com/gatehouse/gatehouse/internal/blobstore"
 	"github.com/gatehouse/gatehouse/internal/config"
 	"github.com/gatehouse/gatehouse/internal/telemetry"
@@ -45,14 +47,7 @@ func Migrate(ctx context.Context, cfg config.Config) error {
 // API serves HTTP against an external Temporal and PostgreSQL until ctx ends.
 func API(ctx context.Context, cfg config.Config) error {
 	s, err := connected(ctx, cfg, func(s *services) error {
-		if cfg.BootstrapOperatorToken == "" {
-			return nil
-		}
-		_, err := platform.Mint(ctx, s.db, platform.MintRequest{Role: platform.RoleOperator, Name: "bootstrap operator", Plaintext: cfg.BootstrapOperatorToken})
-		if err != nil {
-			return fmt.Errorf("bootstrap operator token: %w", err)
-		}
-		return nil
+		return storeBootstrapOperator(ctx, s.db, cfg.BootstrapOperatorToken)
 	})
 	if err != nil {
 		return err
@@ -82,6 +77,18 @@ func Worker(ctx context.Context, cfg config.Config) error {
 	}
 	s.log.Info("worker polling", "task_queue", cfg.TaskQueue, "temporal", cfg.TemporalAddress, "namespace", cfg.TemporalNamespace)
 	return s.waitForShutdown(ctx)
+}
+
+// storeBootstrapOperator stores GATEHOUSE_BOOTSTRAP_OPERATOR_TOKEN (if set)
+// as an operator credential, so a fresh deployment has a first operator.
+func storeBootstrapOperator(ctx context.Context, db *gorm.DB, token string) error {
+	if token == "" {
+		return nil
+	}
+	if _, err := platform.BootstrapOperator(ctx, db, token); err != nil {
+		return fmt.Errorf("GATEHOUSE_BOOTSTRAP_OPERATOR_TOKEN: %w", err)
+	}
+	return nil
 }
 
 // connected opens a production role's services on a migrated database,

@@ -184,7 +184,7 @@ var Vars = []Var{
 	{"GATEHOUSE_DEV_UI_ADDR", "127.0.0.1:8233", "embedded Temporal Web UI (dev)"},
 	{"GATEHOUSE_DEV_API_KEY", "", "fixed development agent key (dev)"},
 	{"GATEHOUSE_DEV_OPERATOR_TOKEN", "", "fixed development operator token (dev)"},
-	{"GATEHOUSE_BOOTSTRAP_OPERATOR_TOKEN", "", "operator token (op_…) stored hashed at api start (production bootstrap)"},
+	{"GATEHOUSE_BOOTSTRAP_OPERATOR_TOKEN", "", "operator token stored hashed at api start (production bootstrap): `openssl rand -hex 32` or an op_… token, presented as is"},
 	{"GATEHOUSE_FEATURE_STORAGE", "true", "storage tool family"},
 	{"GATEHOUSE_FEATURE_SANDBOXES", "true", "sandbox tool family"},
 	{"GATEHOUSE_FEATURE_TRACKING", "false", "MLflow tool family"},

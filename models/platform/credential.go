@@ -96,6 +96,13 @@ func Mint(ctx context.Context, db *gorm.DB, req MintRequest) (Minted, error) {
 	if !strings.HasPrefix(plain, req.Role.Prefix()) || len(plain) < 16 {
 		return Minted{}, fmt.Errorf("a %s credential must start with %q and be at least 16 characters", req.Role, req.Role.Prefix())
 	}
+	return store(ctx, db, req, plain, req.Role.Prefix())
+}
+
+// store saves the credential whose plaintext is plain, or returns the one
+// already stored under its hash. hintPrefix is how much of the plaintext is
+// a public prefix: the hint shows it and six characters more.
+func store(ctx context.Context, db *gorm.DB, req MintRequest, plain, hintPrefix string) (Minted, error) {
 	hash := HashSecret(plain)
 	var existing Credential
 	err := db.WithContext(ctx).Where("hash = ?", hash).Take(&existing).Error
@@ -113,7 +120,7 @@ func Mint(ctx context.Context, db *gorm.DB, req MintRequest) (Minted, error) {
 		Role:        req.Role,
 		Name:        req.Name,
 		Hash:        hash,
-		Hint:        plain[:len(req.Role.Prefix())+6] + "…",
+		Hint:        plain[:len(hintPrefix)+6] + "…",
 		AllProjects: req.AllProjects,
 	}
 	err = db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -129,7 +136,7 @@ func Mint(ctx context.Context, db *gorm.DB, req MintRequest) (Minted, error) {
 	})
 	if errors.Is(err, gorm.ErrDuplicatedKey) && req.Plaintext != "" {
 		// A concurrent Mint of the same fixed plaintext won the race.
-		return Mint(ctx, db, req)
+		return store(ctx, db, req, plain, hintPrefix)
 	}
 	if err != nil {
 		return Minted{}, err
@@ -159,9 +166,13 @@ func (p Principal) MayUseProject(project string) bool {
 	return false
 }
 
-// Authenticate resolves a presented plaintext credential.
+// Authenticate resolves a presented plaintext credential. Minted
+// credentials start with mk_ or op_; the one bare form is the bootstrap
+// operator token (see BootstrapOperator), so a bare value is looked up only
+// if it is long enough to be one.
 func Authenticate(ctx context.Context, db *gorm.DB, plaintext string) (Principal, error) {
-	if !strings.HasPrefix(plaintext, "mk_") && !strings.HasPrefix(plaintext, "op_") {
+	prefixed := strings.HasPrefix(plaintext, "mk_") || strings.HasPrefix(plaintext, "op_")
+	if !prefixed && validBareBootstrap(plaintext) != nil {
 		return Principal{}, ErrInvalidCredential
 	}
 	hash := HashSecret(plaintext)

@@ -94,3 +94,25 @@ func TestCredentials_RejectsMalformed(t *testing.T) {
 		}
 	})
 }
+
+func TestCredentials_BareBootstrapTokenAuthenticatesExactly(t *testing.T) {
+	t.Parallel()
+	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
+		ctx := context.Background()
+		token := strings.Repeat("0123456789abcdef", 4) // the shape of `openssl rand -hex 32`
+		m, err := platform.BootstrapOperator(ctx, db, token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(m.Credential.Hint, token[6:]) || m.Credential.Hash != platform.HashSecret(token) {
+			t.Fatalf("only the hash and a short hint may be stored: %+v", m.Credential)
+		}
+		p, err := platform.Authenticate(ctx, db, token)
+		if err != nil || p.Role != platform.RoleOperator {
+			t.Fatalf("bare bootstrap token: %+v %v", p, err)
+		}
+		if _, err := platform.Authenticate(ctx, db, token[:len(token)-1]); !errors.Is(err, platform.ErrInvalidCredential) {
+			t.Fatalf("a prefix of the token: %v", err)
+		}
+	})
+}
