@@ -9,7 +9,7 @@ import (
 // HealthHandler serves /healthz, /readyz and /metrics for a role that has
 // no API of its own (the worker), so its probes and scrapes look the same
 // as the API's. Every other path answers 404.
-func HealthHandler(checks map[string]Check, metrics http.Handler) http.Handler {
+func HealthHandler(checks Dependencies, metrics http.Handler) http.Handler {
 	engine := gin.New()
 	engine.GET("/healthz", Healthz)
 	engine.GET("/readyz", Readyz(checks))

@@ -9,12 +9,15 @@ import (
 	"testing"
 )
 
-func TestHealthHandler_ReadinessFollowsChecksAndMetricsAreServed(t *testing.T) {
+// TestHealthHandler_WorkerNotReadyWithoutTemporal: the worker's listener
+// uses the worker's dependencies, where Temporal is required (a worker that
+// cannot reach it polls nothing).
+func TestHealthHandler_WorkerNotReadyWithoutTemporal(t *testing.T) {
 	t.Parallel()
 	var down error
-	checks := map[string]Check{
-		"database": func(context.Context) error { return nil },
-		"temporal": func(context.Context) error { return down },
+	checks := Dependencies{
+		{Name: "database", Check: func(context.Context) error { return nil }, Required: true},
+		{Name: "temporal", Check: func(context.Context) error { return down }, Required: true},
 	}
 	metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("up 1\n")) })
 	h := HealthHandler(checks, metrics)

@@ -11,11 +11,11 @@ import (
 )
 
 // Routes registers the platform endpoints.
-func Routes(r *rest.Router, db *gorm.DB, pinger Pinger, checks map[string]Check, metrics http.Handler) {
+func Routes(r *rest.Router, db *gorm.DB, pinger Pinger, checks Dependencies, metrics http.Handler) {
 	r.Handle(http.MethodGet, "/healthz", rest.Op{Summary: "Liveness: 200 while the process serves", Tag: "platform",
 		Responses: map[int]string{200: "alive"}}, Healthz)
-	r.Handle(http.MethodGet, "/readyz", rest.Op{Summary: "Readiness: database and Temporal reachable", Tag: "platform",
-		Responses: map[int]string{200: "every dependency answers", 503: "a dependency is down"}}, Readyz(checks))
+	r.Handle(http.MethodGet, "/readyz", rest.Op{Summary: "Readiness: the database reachable; the body also reports Temporal", Tag: "platform",
+		Responses: map[int]string{200: "every required dependency answers (the body names each one's state)", 503: "a required dependency is down"}}, Readyz(checks))
 	r.Handle(http.MethodGet, "/metrics", rest.Op{Summary: "Prometheus metrics", Tag: "platform",
 		Responses: map[int]string{200: "text exposition format"}}, gin.WrapH(metrics))
 

@@ -12,6 +12,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/api"
+	"github.com/gatehouse/gatehouse/api/platform"
 	"github.com/gatehouse/gatehouse/internal/blobstore"
 	"github.com/gatehouse/gatehouse/internal/config"
 	"github.com/gatehouse/gatehouse/internal/telemetry"
@@ -58,6 +59,11 @@ func (s *services) startWorker() error {
 }
 
 func (s *services) startAPI() error {
+	// The same dependencies /readyz probes (api.New builds its own copy).
+	deps := platform.DependencyChecks(s.db, s.temporal, s.cfg.TemporalNamespace)
+	if err := s.tel.Registry.Register(platform.NewDependencyCollector(deps)); err != nil {
+		return fmt.Errorf("dependency gauge: %w", err)
+	}
 	srv, err := api.New(api.Deps{Config: s.cfg, DB: s.db, Temporal: s.temporal, Blobs: s.blobs, Telemetry: s.tel, Log: s.log})
 	if err != nil {
 		return err
