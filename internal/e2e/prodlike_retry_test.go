@@ -15,6 +15,9 @@ const retryBudget = 90 * time.Second
 // failure fails the test. It returns the envelope and how many retries it took.
 func flyCallRetrying(t *testing.T, s *Stack, c flyContract, token, tool string, args any) (map[string]any, int) {
 	t.Helper()
+	if args == nil {
+		args = map[string]any{}
+	}
 	deadline := time.Now().Add(retryBudget)
 	for retries := 0; ; retries++ {
 		r, err := postWith(s.APIURL+"/v1/flylab/tools/"+tool, token, args, 60*time.Second)

@@ -24,33 +24,32 @@ import (
 func TestProductionTopology(t *testing.T) {
 	p := startProdStack(t)
 	t.Run("flows", func(t *testing.T) {
-		t.Run("FlyLabPipelineWithOfficialTypeScriptClient", func(t *testing.T) {
-			t.Parallel()
-			runTypeScriptFlyLabClient(t, p.Stack)
+		t.Run("concurrently", func(t *testing.T) {
+			t.Run("FlyLabPipelineWithOfficialTypeScriptClient", func(t *testing.T) {
+				t.Parallel()
+				runTypeScriptFlyLabClient(t, p.Stack)
+			})
+			t.Run("ResearchExperimentDrivenByStatusAndNext", func(t *testing.T) {
+				t.Parallel()
+				prodResearchExperiment(t, p, false)
+			})
+			t.Run("SandboxRoundTrip", func(t *testing.T) {
+				t.Parallel()
+				prodSandboxRoundTrip(t, p)
+			})
+			t.Run("FlywheelClaimHeartbeatOutput", func(t *testing.T) {
+				t.Parallel()
+				prodFlywheel(t, p)
+			})
 		})
-		t.Run("ResearchExperimentDrivenByStatusAndNext", func(t *testing.T) {
-			t.Parallel()
-			prodResearchExperiment(t, p, false)
-		})
-		t.Run("SandboxRoundTrip", func(t *testing.T) {
-			t.Parallel()
-			prodSandboxRoundTrip(t, p)
-		})
-		t.Run("FlywheelClaimHeartbeatOutput", func(t *testing.T) {
-			t.Parallel()
-			prodFlywheel(t, p)
-		})
-	})
-	served := p.Prod.Front.Served()
-	for i, n := range served {
-		if n < 10 {
-			t.Fatalf("api replica %d served %d requests through the front (%v): the front did not spread the load", i, n, served)
+		served := p.Prod.Front.Served()
+		for i, n := range served {
+			if n < 10 {
+				t.Fatalf("api replica %d served %d requests through the front (%v): the front did not spread the load", i, n, served)
+			}
 		}
-	}
-	t.Logf("requests per api replica through the front: %v", served)
-	if t.Failed() {
-		return
-	}
+		t.Logf("requests per api replica through the front: %v", served)
+	})
 	t.Run("WorkerKilledMidFlyLabAndResearch", func(t *testing.T) { prodWorkerKilled(t, p) })
 }
 
@@ -155,14 +154,6 @@ func prodWorkerKilled(t *testing.T, p *prodStack) {
 		t.Fatal(err)
 	}
 	defer tc.Close()
-	researchDone := make(chan string, 1)
-	go func() {
-		defer close(researchDone)
-		// t.Fatal inside prodResearchExperiment ends only this goroutine's
-		// test function; run it as a subtest so failures are reported.
-		t.Run("research", func(t *testing.T) { researchDone <- prodResearchExperiment(t, p, true) })
-	}()
-
 	call := func(tool string, args any) map[string]any {
 		env, _ := flyCallRetrying(t, p.Stack, c, p.APIKey, tool, args)
 		return env
@@ -196,6 +187,23 @@ func prodWorkerKilled(t *testing.T, p *prodStack) {
 			ran <- env
 		})
 	}()
+	// The research experiment starts with the simulation, so the kill
+	// lands in the middle of both.
+	researchDone := make(chan string, 1)
+	go func() {
+		defer close(researchDone)
+		// t.Fatal inside prodResearchExperiment ends only this goroutine's
+		// test function; run it as a subtest so failures are reported.
+		t.Run("research", func(t *testing.T) { researchDone <- prodResearchExperiment(t, p, true) })
+	}()
+	// Both subtests must end before this test does, even when it fails early.
+	defer func() {
+		for range researchDone {
+		}
+		for range ran {
+		}
+	}()
+
 	victim := simulatingWorker(t, tc, p.Prod, sid)
 	victim.Kill()
 	t.Logf("SIGKILLed %s while it ran the simulation", victim.Name)
@@ -219,9 +227,12 @@ func prodWorkerKilled(t *testing.T, p *prodStack) {
 	analyzed := call("analyze_fly_behavior", map[string]any{"page_session_id": sid, "expected_state_revision": run["state_revision"],
 		"batch_id": batchID, "metrics": mdnPanel})
 	analysisID := mustOK(t, analyzed)["analysis"].(map[string]any)["id"].(string)
-	saved := call("save_fly_evidence", map[string]any{"page_session_id": sid, "expected_state_revision": analyzed["state_revision"],
+	compared := call("compare_fly_trials", map[string]any{"page_session_id": sid, "expected_state_revision": analyzed["state_revision"],
+		"analysis_ids": []string{analysisID}, "objective_metric": "backward_distance_mm", "objective": "maximize"})
+	saved := call("save_fly_evidence", map[string]any{"page_session_id": sid, "expected_state_revision": compared["state_revision"],
 		"scope": "experiment", "hypothesis_id": hyp, "experiment_id": expID, "batch_ids": []string{batchID},
-		"analysis_ids": []string{analysisID}, "operation_id": "prod-kill-save"})
+		"analysis_ids": []string{analysisID}, "comparison_id": mustOK(t, compared)["comparison"].(map[string]any)["id"],
+		"operation_id": "prod-kill-save"})
 	mustOK(t, saved)
 	researchExp, ok := <-researchDone
 	if !ok || researchExp == "" {
