@@ -35,8 +35,12 @@ type State struct {
 }
 
 func main() {
+	if len(os.Args) >= 2 && os.Args[1] == "build" {
+		build(os.Args[2:])
+		return
+	}
 	if len(os.Args) < 2 || os.Args[1] != "up" {
-		fmt.Fprintln(os.Stderr, "usage: prodlike up [flags]   (scripts/prodlike up|down|status wraps it)")
+		fmt.Fprintln(os.Stderr, "usage: prodlike up [flags] | prodlike build --bin-dir DIR   (scripts/prodlike up|down|status wraps it)")
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet("up", flag.ExitOnError)
@@ -50,6 +54,25 @@ func main() {
 		fmt.Fprintln(os.Stderr, "prodlike:", err)
 		os.Exit(1)
 	}
+}
+
+// build compiles the Temporal server and SQL tool into --bin-dir (the
+// test tools cache), so tests and `up` find them ready.
+func build(args []string) {
+	fs := flag.NewFlagSet("build", flag.ExitOnError)
+	binDir := fs.String("bin-dir", ".prodlike/bin", "where the Temporal binaries go")
+	_ = fs.Parse(args)
+	root, err := os.Getwd()
+	if err == nil {
+		var b prodlike.Binaries
+		if b, err = prodlike.BuildTemporal(context.Background(), root, *binDir); err == nil {
+			fmt.Println(b.Server)
+			fmt.Println(b.SQLTool)
+			return
+		}
+	}
+	fmt.Fprintln(os.Stderr, "prodlike build:", err)
+	os.Exit(1)
 }
 
 func up(dir, pg, name string, apis, workers int) error {

@@ -51,8 +51,19 @@ func (l latencies) report(b *testing.B) {
 // write), inspect_flylab_state a read (Query).
 //
 //	go test -run '^$' -bench FlyLab_ToolCall -benchtime 200x ./internal/e2e/
-func BenchmarkFlyLab_ToolCall(b *testing.B) {
-	s := StartStack(b, StackOptions{})
+func BenchmarkFlyLab_ToolCall(b *testing.B) { benchFlyLabToolCall(b, StartStack(b, StackOptions{})) }
+
+// BenchmarkProductionTopology_FlyLabToolCall is BenchmarkFlyLab_ToolCall
+// through the round-robin front of the production topology (Temporal and
+// Gatehouse on PostgreSQL, 2 api + 2 workers): consecutive calls of the
+// one MCP client land on alternate api replicas.
+//
+//	go test -run '^$' -bench ProductionTopology_FlyLab -benchtime 200x ./internal/e2e/
+func BenchmarkProductionTopology_FlyLabToolCall(b *testing.B) {
+	benchFlyLabToolCall(b, startProdStack(b).Stack)
+}
+
+func benchFlyLabToolCall(b *testing.B, s *Stack) {
 	ctx := context.Background()
 	cl := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	sess, err := cl.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.APIURL + "/mcp/flylab",
@@ -120,24 +131,44 @@ func BenchmarkFlyLab_ToolCall(b *testing.B) {
 // tools on the dev stack: inspect, find, draft, design, the operator's
 // approval (sent at once, so the human wait is excluded), run, analyze,
 // compare and save. Each iteration is a fresh agent (FlyLab keeps one
-// session per credential); minting its key is not timed.
+// session per credential); minting its key is not timed. The
+// run_fly_simulation call is also reported on its own.
 //
 //	go test -run '^$' -bench FlyLab_Pipeline -benchtime 5x ./internal/e2e/
-func BenchmarkFlyLab_Pipeline(b *testing.B) {
-	s := StartStack(b, StackOptions{})
+func BenchmarkFlyLab_Pipeline(b *testing.B) { benchFlyLabPipeline(b, StartStack(b, StackOptions{})) }
+
+// BenchmarkProductionTopology_FlyLabPipeline is BenchmarkFlyLab_Pipeline
+// through the production topology's round-robin front.
+//
+//	go test -run '^$' -bench ProductionTopology_FlyLabPipeline -benchtime 5x ./internal/e2e/
+func BenchmarkProductionTopology_FlyLabPipeline(b *testing.B) {
+	benchFlyLabPipeline(b, startProdStack(b).Stack)
+}
+
+func benchFlyLabPipeline(b *testing.B, s *Stack) {
 	c := loadFlyContract(b)
-	var l latencies
+	var l, runs latencies
 	n := 0
 	for b.Loop() {
 		n++
 		via := withAgentKey(b, s, fmt.Sprintf("bench-pipeline-%d", n))
 		start := time.Now()
 		a := approveFlyExperiment(b, via, c, nil)
-		save := savePipeline(b, via, c, a, fmt.Sprintf("bench-%d", n))
+		op := fmt.Sprintf("bench-%d", n)
+		runStart := time.Now()
+		ran := flyTool(b, via, c, via.APIKey, "run_fly_simulation", a.runArgs(a.rev, op+"-run"))
+		runs = append(runs, time.Since(runStart))
+		save := saveArgsAfterRun(b, via, c, a, ran, op)
 		mustOK(b, flyTool(b, via, c, via.APIKey, "save_fly_evidence", save))
 		l = append(l, time.Since(start))
 	}
 	if p := l.p50(); p > 0 {
 		b.ReportMetric(float64(p.Microseconds())/1000, "pipeline-p50-ms")
+	}
+	if len(runs) > 0 {
+		sorted := append(latencies(nil), runs...)
+		sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+		b.ReportMetric(float64(sorted[len(sorted)/2].Microseconds())/1000, "run-p50-ms")
+		b.ReportMetric(float64(sorted[len(sorted)-1].Microseconds())/1000, "run-max-ms")
 	}
 }

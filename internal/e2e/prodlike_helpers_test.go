@@ -33,7 +33,7 @@ type prodStack struct {
 // PostgreSQL, 2 api and 2 worker processes (this test binary in a child
 // role), a gofakes3 store and the front; it stops when the test ends.
 // Without GATEHOUSE_TEST_DATABASE_URL it skips outside CI and fails in CI.
-func startProdStack(t *testing.T, env ...string) *prodStack {
+func startProdStack(t testing.TB, env ...string) *prodStack {
 	t.Helper()
 	base := os.Getenv("GATEHOUSE_TEST_DATABASE_URL")
 	if base == "" {
@@ -87,7 +87,7 @@ func toolsDir() string {
 }
 
 // mintAgentKey asks the api, through the front, for an agent key.
-func (p *prodStack) mintAgentKey(t *testing.T) string {
+func (p *prodStack) mintAgentKey(t testing.TB) string {
 	t.Helper()
 	r := p.Do(t, http.MethodPost, "/operator/v1/keys", p.OperatorToken, map[string]any{"role": "agent", "name": "e2e agent", "all_projects": true})
 	var out struct {
@@ -121,7 +121,7 @@ func quietSDKLogger() sdklog.Logger {
 }
 
 // logTails prints the end of every process log of a failed test.
-func logTails(t *testing.T, p *prodlike.Stack) {
+func logTails(t testing.TB, p *prodlike.Stack) {
 	procs := append(append([]*prodlike.Proc{p.Temporal}, p.APIs...), p.Workers...)
 	for _, proc := range procs {
 		raw, err := os.ReadFile(proc.Log)
