@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"time"
 
 	"go.temporal.io/sdk/converter"
 	"gorm.io/gorm"
@@ -149,21 +150,23 @@ func decisionError(err error) error {
 	}
 }
 
+// sessionState reads a session as FlyLab does: from its workflow while it
+// exists, from the snapshot the workflow stored once it is gone.
 func (f *flylabSource) sessionState(ctx context.Context, sessionID string) (flywf.SessionState, error) {
-	var st flywf.SessionState
-	if f.temporal == nil {
-		return st, errors.New("flylab: no Temporal client")
-	}
-	v, err := f.temporal.QueryWorkflow(ctx, flywf.SessionWorkflowID(sessionID), "", flywf.StateQuery)
-	if err != nil {
-		return st, err
-	}
-	return st, v.Get(&st)
+	return flylab.ReadSession(ctx, f.db, f.temporal, sessionID)
 }
 
+// sessionsReadTimeout bounds the state reads of the sessions page, so a
+// Temporal outage slows the page by this much, not by every session's
+// retry budget.
+const sessionsReadTimeout = 5 * time.Second
+
 // FlyLabSessions lists page sessions with the artifacts of their lineage,
-// read from each session workflow (the authority).
+// read from each session workflow (the authority) or, once it is gone,
+// from its stored snapshot.
 func (f *flylabSource) FlyLabSessions(ctx context.Context) ([]FlyLabSession, error) {
+	ctx, cancel := context.WithTimeout(ctx, sessionsReadTimeout)
+	defer cancel()
 	rows, err := flymodels.ListSessions(ctx, f.db, 50)
 	if err != nil {
 		return nil, err

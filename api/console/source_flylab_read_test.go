@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/converter"
 
 	flymodels "github.com/gatehouse/gatehouse/models/flylab"
@@ -114,5 +115,39 @@ func TestFlyLabSource_EvidenceReadsTheStoredExport(t *testing.T) {
 	}
 	if _, err := src.EvidenceBundle(ctx, "nope"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("unknown bundle: %v", err)
+	}
+}
+
+// goneTemporal answers every session query as Temporal does once the
+// workflow was purged after the namespace's retention.
+type goneTemporal struct{ stateTemporal }
+
+func (goneTemporal) QueryWorkflow(context.Context, string, string, string, ...any) (converter.EncodedValue, error) {
+	return nil, serviceerror.NewNotFound("workflow execution not found")
+}
+
+// TestFlyLabSource_SessionsOutliveTheirWorkflows proves the sessions page
+// shows a session's lineage from its stored snapshot once its workflow is
+// gone, instead of "state unavailable".
+func TestFlyLabSource_SessionsOutliveTheirWorkflows(t *testing.T) {
+	t.Parallel()
+	db := modelstest.SQLite(t)
+	ctx := context.Background()
+	if err := db.Create(&flymodels.Session{ID: "session_a", OwnerCredentialID: "c1", OwnerName: "agent-a", CreatedAt: time.Now()}).Error; err != nil {
+		t.Fatal(err)
+	}
+	st := flywf.SessionState{SessionID: "session_a", Revision: 11,
+		Experiment: &flywf.ExperimentRef{ID: "exp_1", Status: flywf.ExperimentRan, ProtocolHash: hashA},
+		Bundle:     &flywf.BundleRef{ID: "bundle_1", ManifestHash: hashB}}
+	raw, _ := json.Marshal(st)
+	if err := flymodels.SaveSnapshot(ctx, db, "session_a", st.Revision, raw); err != nil {
+		t.Fatal(err)
+	}
+	got, err := newFlyLabSource(db, goneTemporal{}, nil).FlyLabSessions(ctx)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("sessions: %+v %v", got, err)
+	}
+	if got[0].StateRevision != 11 || got[0].Status != "experiment ran" || len(got[0].Artifacts) != 2 {
+		t.Fatalf("a purged session shows %+v, want its stored lineage at revision 11", got[0])
 	}
 }

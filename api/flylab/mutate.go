@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -58,8 +59,7 @@ func (s *Service) mutate(ctx context.Context, p platform.Principal, tool *Tool, 
 				f = &tf
 			}
 		}
-		st, _ := s.state(ctx, sessionID)
-		return s.failure(name, sessionID, st.Revision, f)
+		return s.failure(name, sessionID, s.revisionForFailure(ctx, sessionID), f)
 	}
 	if out.Failure != nil {
 		return s.failure(name, sessionID, out.State.Revision, out.Failure)
@@ -75,6 +75,22 @@ func (s *Service) mutate(ctx context.Context, p platform.Principal, tool *Tool, 
 	s.decorate(name, out.State, data)
 	return s.success(name, out.State, out, opID, data)
 }
+
+// revisionForFailure is the revision a failure envelope reports: read
+// briefly, since the call already failed, and from the database when
+// Temporal does not answer in time.
+func (s *Service) revisionForFailure(ctx context.Context, sessionID string) int {
+	qctx, cancel := context.WithTimeout(ctx, failureReadTimeout)
+	defer cancel()
+	st, err := s.state(qctx, sessionID)
+	if err != nil {
+		st, _ = StoredSession(ctx, s.deps.DB, sessionID)
+	}
+	return st.Revision
+}
+
+// failureReadTimeout bounds the state read of a failure envelope.
+const failureReadTimeout = 2 * time.Second
 
 // decorate adds the fields that reflect the state now: next_action, and
 // the design's gate.
@@ -95,12 +111,22 @@ func (s *Service) decorate(name string, st wf.SessionState, data map[string]any)
 
 // update sends the Update and waits for its result; for a run it relays
 // the simulation's heartbeat progress while it waits.
+// A session whose workflow is gone (never started, or closed and purged,
+// or terminated) is resumed from its stored state first.
 func (s *Service) update(ctx context.Context, sessionID string, req wf.ToolRequest, progress ProgressFunc) (wf.ToolOutcome, error) {
 	var out wf.ToolOutcome
-	handle, err := s.deps.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+	opts := client.UpdateWorkflowOptions{
 		WorkflowID: wf.SessionWorkflowID(sessionID), UpdateName: wf.ToolUpdate, Args: []any{req},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
+	}
+	handle, err := s.deps.Temporal.UpdateWorkflow(ctx, opts)
+	var gone *serviceerror.NotFound
+	if errors.As(err, &gone) {
+		if rerr := s.resume(ctx, sessionID); rerr != nil {
+			return out, rerr
+		}
+		handle, err = s.deps.Temporal.UpdateWorkflow(ctx, opts)
+	}
 	if err != nil {
 		return out, err
 	}

@@ -129,8 +129,14 @@ func (s *Service) experimentView(ctx context.Context, r models.Experiment) gin.H
 		"decided_by": r.DecidedBy, "reason": r.Reason, "created_at": r.CreatedAt, "updated_at": r.UpdatedAt}
 }
 
+// listReadTimeout bounds the state reads of a session list, so a Temporal
+// outage slows the list by this much, not by every session's retry budget.
+const listReadTimeout = 5 * time.Second
+
 func (s *Service) listSessions(c *gin.Context) {
-	rows, err := models.ListSessions(c.Request.Context(), s.deps.DB, 100)
+	ctx, cancel := context.WithTimeout(c.Request.Context(), listReadTimeout)
+	defer cancel()
+	rows, err := models.ListSessions(ctx, s.deps.DB, 100)
 	if err != nil {
 		rest.Unavailable(c, "database unavailable; retry")
 		return
@@ -138,7 +144,7 @@ func (s *Service) listSessions(c *gin.Context) {
 	out := make([]any, 0, len(rows))
 	for _, r := range rows {
 		v := gin.H{"page_session_id": r.ID, "owner": r.OwnerName, "created_at": r.CreatedAt, "workflow_id": wf.SessionWorkflowID(r.ID)}
-		if st, err := s.state(c.Request.Context(), r.ID); err == nil {
+		if st, err := s.state(ctx, r.ID); err == nil {
 			v["state_revision"], v["stage"], v["agent_status"] = st.Revision, stage(st), agentStatus(st)
 			v["next_action"], v["human_gate"] = nextAction(st), humanGate(st)
 		}

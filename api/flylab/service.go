@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -50,7 +49,6 @@ type Service struct {
 	policy   map[string]any
 	tools    []*Tool
 	byName   map[string]*Tool
-	started  sync.Map // session id -> true once its workflow was started here
 	// inflight joins concurrent copies of one operation_id (coalesce.go).
 	inflight coalescer
 }
@@ -141,7 +139,10 @@ func unavailable(err error) *wf.ToolFailure {
 		Retryable: true, Details: map[string]any{"cause": err.Error()}}
 }
 
-// ensureSession finds or creates the principal's session and its workflow.
+// ensureSession finds or creates the principal's session and returns its
+// state. It starts no workflow: a session's workflow is started by its
+// first mutation, and restarted from the stored snapshot by the first
+// mutation after it is gone (resume), so a read never writes.
 func (s *Service) ensureSession(ctx context.Context, p platform.Principal) (wf.SessionState, error) {
 	row, err := models.SessionOf(ctx, s.deps.DB, p.CredentialID)
 	if errors.Is(err, models.ErrNotFound) {
@@ -154,26 +155,41 @@ func (s *Service) ensureSession(ctx context.Context, p platform.Principal) (wf.S
 	if err != nil {
 		return wf.SessionState{}, err
 	}
-	if _, ok := s.started.Load(row.ID); !ok {
-		_, err := s.deps.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-			ID: wf.SessionWorkflowID(row.ID), TaskQueue: s.deps.Config.TaskQueue,
-			WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		}, wf.SessionWorkflow, wf.SessionInput{State: wf.SessionState{SessionID: row.ID, Owner: p.CredentialID, Revision: 1}})
-		if err != nil {
-			return wf.SessionState{}, err
-		}
-		s.started.Store(row.ID, true)
-	}
 	return s.state(ctx, row.ID)
 }
 
+// state reads a session: from its workflow while it exists, from the
+// database once it is gone (session_read.go).
 func (s *Service) state(ctx context.Context, sessionID string) (wf.SessionState, error) {
-	var st wf.SessionState
-	v, err := s.deps.Temporal.QueryWorkflow(ctx, wf.SessionWorkflowID(sessionID), "", wf.StateQuery)
-	if err != nil {
-		return st, err
+	var q StateQuerier
+	if s.deps.Temporal != nil {
+		q = s.deps.Temporal
 	}
-	return st, v.Get(&st)
+	return ReadSession(ctx, s.deps.DB, q, sessionID)
+}
+
+// SessionState is ReadSession for this service's database and Temporal
+// client; the console reads sessions through it.
+func (s *Service) SessionState(ctx context.Context, sessionID string) (wf.SessionState, error) {
+	return s.state(ctx, sessionID)
+}
+
+// resume starts the session workflow from the session's latest state when
+// no run of it is running: never started, or closed and purged, or
+// terminated. A running workflow is left as it is (USE_EXISTING), so two
+// api replicas resuming at once start one run, both from the same state.
+func (s *Service) resume(ctx context.Context, sessionID string) error {
+	st, err := s.state(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	st.Running = ""
+	_, err = s.deps.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: wf.SessionWorkflowID(sessionID), TaskQueue: s.deps.Config.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+	}, wf.SessionWorkflow, wf.SessionInput{State: st})
+	return err
 }
 
 func newSessionID() string {

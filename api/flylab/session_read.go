@@ -1,0 +1,132 @@
+package flylab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/converter"
+	"gorm.io/gorm"
+
+	models "github.com/gatehouse/gatehouse/models/flylab"
+	wf "github.com/gatehouse/gatehouse/workflows/flylab"
+)
+
+// StateQuerier is the part of the Temporal client a session read needs.
+type StateQuerier interface {
+	QueryWorkflow(ctx context.Context, workflowID, runID, queryType string, args ...any) (converter.EncodedValue, error)
+}
+
+// Retry budget of a session query that fails transiently (a worker just
+// died, the frontend is briefly unavailable): a lost worker costs the
+// caller a delay, not an error.
+const (
+	queryRetryBudget  = 15 * time.Second
+	queryAttemptLimit = 6 * time.Second
+	queryBackoffFirst = 200 * time.Millisecond
+	queryBackoffMax   = 2 * time.Second
+)
+
+// ErrSessionGone says a session's workflow no longer exists in Temporal
+// (closed and purged after the namespace's retention, terminated, or never
+// started); the session's stored snapshot is then its state.
+var ErrSessionGone = errors.New("flylab: the session workflow does not exist")
+
+// ReadSession returns a session's state. While its workflow exists the
+// workflow answers (it is the authority); once it is gone the state is
+// the snapshot the workflow stored at its last commit, or a session's
+// first, empty state when it never committed. A nil querier reads the
+// database only. It fails with models.ErrNotFound for an unknown session.
+func ReadSession(ctx context.Context, db *gorm.DB, q StateQuerier, sessionID string) (wf.SessionState, error) {
+	if q != nil {
+		st, err := querySession(ctx, q, sessionID)
+		if !errors.Is(err, ErrSessionGone) {
+			return st, err
+		}
+	}
+	return StoredSession(ctx, db, sessionID)
+}
+
+// StoredSession is a session's state as the database holds it.
+func StoredSession(ctx context.Context, db *gorm.DB, sessionID string) (wf.SessionState, error) {
+	var st wf.SessionState
+	snap, err := models.LoadSnapshot(ctx, db, sessionID)
+	if err == nil {
+		if err := json.Unmarshal([]byte(snap.State), &st); err != nil {
+			return st, fmt.Errorf("flylab: stored state of %s: %w", sessionID, err)
+		}
+		return st, nil
+	}
+	if !errors.Is(err, models.ErrNotFound) {
+		return st, err
+	}
+	row, err := models.SessionByID(ctx, db, sessionID)
+	if err != nil {
+		return st, err
+	}
+	return wf.SessionState{SessionID: row.ID, Owner: row.OwnerCredentialID, Revision: 1}, nil
+}
+
+// querySession asks the session workflow for its state, retrying
+// transient failures within ctx and the retry budget. It returns
+// ErrSessionGone when the workflow does not exist.
+func querySession(ctx context.Context, q StateQuerier, sessionID string) (wf.SessionState, error) {
+	var st wf.SessionState
+	deadline := time.Now().Add(queryRetryBudget)
+	wait := queryBackoffFirst
+	for {
+		err := queryOnce(ctx, q, sessionID, min(queryAttemptLimit, time.Until(deadline)), &st)
+		var gone *serviceerror.NotFound
+		switch {
+		case err == nil:
+			return st, nil
+		case errors.As(err, &gone):
+			return st, fmt.Errorf("%w: %v", ErrSessionGone, err)
+		case ctx.Err() != nil || !transient(err) || time.Until(deadline) < wait:
+			return st, err
+		}
+		select {
+		case <-ctx.Done():
+			return st, err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, queryBackoffMax)
+	}
+}
+
+func queryOnce(ctx context.Context, q StateQuerier, sessionID string, limit time.Duration, st *wf.SessionState) error {
+	actx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	v, err := q.QueryWorkflow(actx, wf.SessionWorkflowID(sessionID), "", wf.StateQuery)
+	if err != nil {
+		if ctx.Err() == nil && actx.Err() != nil {
+			return fmt.Errorf("%w: %w", errAttemptTimedOut, err)
+		}
+		return err
+	}
+	return v.Get(st)
+}
+
+// errAttemptTimedOut marks one query attempt that ran out of its own time
+// while the caller's context still had some.
+var errAttemptTimedOut = errors.New("flylab: session query attempt timed out")
+
+// transient reports whether a failed query is worth asking again: the
+// worker holding the workflow died ("query timed out before a worker could
+// process it"), the service is briefly unavailable or busy, or the
+// workflow has not run its first task yet.
+func transient(err error) bool {
+	var (
+		deadline *serviceerror.DeadlineExceeded
+		down     *serviceerror.Unavailable
+		busy     *serviceerror.ResourceExhausted
+		notReady *serviceerror.WorkflowNotReady
+		aborted  *serviceerror.Aborted
+	)
+	return errors.Is(err, errAttemptTimedOut) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.As(err, &deadline) || errors.As(err, &down) || errors.As(err, &busy) ||
+		errors.As(err, &notReady) || errors.As(err, &aborted)
+}

@@ -1,0 +1,150 @@
+package flylab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/converter"
+	"gorm.io/gorm"
+
+	models "github.com/gatehouse/gatehouse/models/flylab"
+	"github.com/gatehouse/gatehouse/models/modelstest"
+	wf "github.com/gatehouse/gatehouse/workflows/flylab"
+)
+
+// scriptedQuerier fails the first len(errs) queries with errs, then
+// answers state; with no state it keeps failing with the last error.
+type scriptedQuerier struct {
+	errs  []error
+	state *wf.SessionState
+	calls atomic.Int32
+}
+
+func (q *scriptedQuerier) QueryWorkflow(_ context.Context, workflowID, _, queryType string, _ ...any) (converter.EncodedValue, error) {
+	n := int(q.calls.Add(1)) - 1
+	if !strings.HasPrefix(workflowID, wf.SessionIDPrefix) || queryType != wf.StateQuery {
+		return nil, errors.New("unexpected query " + workflowID + " " + queryType)
+	}
+	if n < len(q.errs) {
+		return nil, q.errs[n]
+	}
+	if q.state == nil {
+		return nil, q.errs[len(q.errs)-1]
+	}
+	raw, err := json.Marshal(*q.state)
+	return jsonValue(raw), err
+}
+
+type jsonValue []byte
+
+func (j jsonValue) HasValue() bool    { return len(j) > 0 }
+func (j jsonValue) Get(ptr any) error { return json.Unmarshal(j, ptr) }
+
+func storedSession(t *testing.T, db *gorm.DB, snapshot *wf.SessionState) {
+	t.Helper()
+	ctx := context.Background()
+	if err := models.CreateOnce(ctx, db, &models.Session{ID: "session_a", OwnerCredentialID: "cred_a", OwnerName: "agent-a"}); err != nil {
+		t.Fatal(err)
+	}
+	if snapshot != nil {
+		raw, _ := json.Marshal(snapshot)
+		if err := models.SaveSnapshot(ctx, db, "session_a", snapshot.Revision, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+var purged = serviceerror.NewNotFound("workflow execution not found")
+
+// TestReadSession_GoneWorkflowAnswersFromTheDatabase proves a session
+// whose workflow was purged reads as its stored snapshot, and one that
+// never committed as its first state, never as an error.
+func TestReadSession_GoneWorkflowAnswersFromTheDatabase(t *testing.T) {
+	saved := &wf.SessionState{SessionID: "session_a", Owner: "cred_a", Revision: 12,
+		Bundle: &wf.BundleRef{ID: "bundle_1", ManifestHash: "sha256:x"}}
+	for _, tc := range []struct {
+		name     string
+		snapshot *wf.SessionState
+		q        StateQuerier
+		want     wf.SessionState
+	}{
+		{"purged after commits", saved, &scriptedQuerier{errs: []error{purged}}, *saved},
+		{"never committed", nil, &scriptedQuerier{errs: []error{purged}}, wf.SessionState{SessionID: "session_a", Owner: "cred_a", Revision: 1}},
+		{"no Temporal client", saved, nil, *saved},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
+				storedSession(t, db, tc.snapshot)
+				got, err := ReadSession(context.Background(), db, tc.q, "session_a")
+				if err != nil || got.Revision != tc.want.Revision || got.Owner != tc.want.Owner || (tc.want.Bundle == nil) != (got.Bundle == nil) {
+					t.Fatalf("got %+v (%v), want %+v", got, err, tc.want)
+				}
+			})
+		})
+	}
+}
+
+// TestReadSession_RunningWorkflowIsTheAuthority proves a live answer wins
+// over an older snapshot, and an unknown session is NOT_FOUND, not empty.
+func TestReadSession_RunningWorkflowIsTheAuthority(t *testing.T) {
+	db := modelstest.SQLite(t)
+	storedSession(t, db, &wf.SessionState{SessionID: "session_a", Revision: 3})
+	live := &wf.SessionState{SessionID: "session_a", Revision: 4, Running: wf.ToolRun}
+	got, err := ReadSession(context.Background(), db, &scriptedQuerier{state: live}, "session_a")
+	if err != nil || got.Revision != 4 || got.Running != wf.ToolRun {
+		t.Fatalf("got %+v (%v), want the live revision 4", got, err)
+	}
+	if _, err := ReadSession(context.Background(), db, &scriptedQuerier{errs: []error{purged}}, "session_zz"); !errors.Is(err, models.ErrNotFound) {
+		t.Fatalf("unknown session: %v", err)
+	}
+}
+
+// TestReadSession_TransientQueryFailuresAreRetried proves a query that
+// fails while a worker is lost is asked again after a short backoff, and a
+// real failure is answered at once.
+func TestReadSession_TransientQueryFailuresAreRetried(t *testing.T) {
+	db := modelstest.SQLite(t)
+	storedSession(t, db, nil)
+	live := &wf.SessionState{SessionID: "session_a", Revision: 5}
+	q := &scriptedQuerier{state: live, errs: []error{
+		serviceerror.NewDeadlineExceeded("query timed out before a worker could process it"),
+		serviceerror.NewUnavailable("frontend restarting"),
+		serviceerror.NewWorkflowNotReady("Workflow task is not scheduled yet."),
+	}}
+	start := time.Now()
+	got, err := ReadSession(context.Background(), db, q, "session_a")
+	if err != nil || got.Revision != 5 || q.calls.Load() != 4 {
+		t.Fatalf("got %+v (%v) after %d queries, want revision 5 after 4", got, err, q.calls.Load())
+	}
+	if d := time.Since(start); d < queryBackoffFirst || d > 5*time.Second {
+		t.Fatalf("retries took %s", d)
+	}
+
+	failed := &scriptedQuerier{errs: []error{serviceerror.NewQueryFailed("query handler panicked")}}
+	if _, err := ReadSession(context.Background(), db, failed, "session_a"); err == nil || failed.calls.Load() != 1 {
+		t.Fatalf("a failed query handler was retried (%d queries) or hidden: %v", failed.calls.Load(), err)
+	}
+}
+
+// TestReadSession_RetriesStopAtTheCallersDeadline proves the retries never
+// outlast the caller.
+func TestReadSession_RetriesStopAtTheCallersDeadline(t *testing.T) {
+	db := modelstest.SQLite(t)
+	storedSession(t, db, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	down := &scriptedQuerier{errs: []error{serviceerror.NewUnavailable("down")}}
+	start := time.Now()
+	if _, err := ReadSession(ctx, db, down, "session_a"); err == nil {
+		t.Fatal("an unavailable Temporal answered")
+	}
+	if d := time.Since(start); d > 2*time.Second || down.calls.Load() < 2 {
+		t.Fatalf("took %s over %d queries", d, down.calls.Load())
+	}
+}
