@@ -101,8 +101,11 @@ func (w *hostWorkers) Run(interruptCh <-chan interface{}) error {
 	return w.Worker.Run(interruptCh)
 }
 
-// Stop stops the shared worker, then the host queue worker.
+// Stop stops both workers at once, so their activities drain within one
+// WorkerStopTimeout rather than one after the other.
 func (w *hostWorkers) Stop() {
+	hostStopped := make(chan struct{})
+	go func() { w.host.Stop(); close(hostStopped) }()
 	w.Worker.Stop()
-	w.host.Stop()
+	<-hostStopped
 }

@@ -39,14 +39,21 @@ func New(c client.Client, taskQueue string, deps Dependencies) sdkworker.Worker 
 	if deps.Temporal == nil {
 		deps.Temporal = c
 	}
-	w := sdkworker.New(c, taskQueue, sdkworker.Options{})
+	w := sdkworker.New(c, taskQueue, workerOptions(deps.Config))
 	Register(w, deps)
 	if deps.HostQueue == "" {
 		return w
 	}
-	host := sdkworker.New(c, deps.HostQueue, sdkworker.Options{})
+	host := sdkworker.New(c, deps.HostQueue, workerOptions(deps.Config))
 	registerSandboxHost(host, deps)
 	return &hostWorkers{Worker: w, host: host}
+}
+
+// workerOptions are both workers' options. WorkerStopTimeout lets
+// in-flight activities finish when the worker stops (SIGTERM in a rolling
+// update) instead of cancelling them to be retried elsewhere from scratch.
+func workerOptions(cfg config.Config) sdkworker.Options {
+	return sdkworker.Options{WorkerStopTimeout: cfg.WorkerStopTimeout}
 }
 
 // Register adds every workflow and activity to a registry (a worker or a

@@ -76,8 +76,10 @@ func (s *services) startAPI() error {
 	return nil
 }
 
-// close shuts down gracefully: stop accepting and drain HTTP, stop the
-// worker (in-flight activities finish or are retried elsewhere), close the
+// close shuts down gracefully: stop accepting and drain HTTP (within
+// GATEHOUSE_SHUTDOWN_TIMEOUT), stop the worker (it stops polling and waits
+// up to GATEHOUSE_WORKER_STOP_TIMEOUT for in-flight activities to finish;
+// the client stays open meanwhile, so they heartbeat and report), close the
 // client, then whatever else was started (the embedded server last).
 func (s *services) close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
@@ -87,7 +89,9 @@ func (s *services) close() error {
 		errs = append(errs, s.http.shutdown(ctx))
 	}
 	if s.worker != nil {
+		s.log.Info("worker draining in-flight activities", "stop_timeout", s.cfg.WorkerStopTimeout.String())
 		s.worker.Stop()
+		s.log.Info("worker stopped")
 	}
 	if s.temporal != nil {
 		s.temporal.Close()

@@ -71,8 +71,12 @@ type Config struct {
 	MaxBodyBytes int64
 	// LogLevel is debug, info, warn or error.
 	LogLevel string
-	// ShutdownTimeout bounds graceful shutdown.
+	// ShutdownTimeout bounds graceful shutdown of the HTTP server.
 	ShutdownTimeout time.Duration
+	// WorkerStopTimeout is how long a stopping worker lets in-flight
+	// activities finish before it cancels them (SIGTERM in a rolling
+	// update); the worker role's shutdown waits for it.
+	WorkerStopTimeout time.Duration
 	// OTLPEndpoint enables OpenTelemetry tracing export when set.
 	OTLPEndpoint string
 	// LLMUpstreamURL is the OpenAI-compatible base URL (…/v1) the flywheel
@@ -193,7 +197,8 @@ var Vars = []Var{
 	{"GATEHOUSE_CENTRAL_GIT_DIR", "", "git repository holding research projects' central refs; empty: a database record"},
 	{"GATEHOUSE_MAX_BODY_BYTES", "4194304", "request body limit (413 beyond)"},
 	{"GATEHOUSE_LOG_LEVEL", "info", "debug, info, warn or error"},
-	{"GATEHOUSE_SHUTDOWN_TIMEOUT", "20s", "graceful shutdown bound"},
+	{"GATEHOUSE_SHUTDOWN_TIMEOUT", "20s", "graceful shutdown bound of the HTTP server"},
+	{"GATEHOUSE_WORKER_STOP_TIMEOUT", "30s", "how long a stopping worker lets in-flight activities finish before cancelling them (keep the pod's termination grace period longer)"},
 	{"OTEL_EXPORTER_OTLP_ENDPOINT", "", "OTLP endpoint; tracing is exported when set"},
 	{"GATEHOUSE_LLM_UPSTREAM_URL", "", "OpenAI-compatible base URL (…/v1) behind the flywheel LLM gateway; empty: gateway answers 503"},
 	{"GATEHOUSE_LLM_UPSTREAM_API_KEY", "", "bearer key sent to the LLM upstream"},
@@ -255,10 +260,11 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 			Tracking:          r.boolean("GATEHOUSE_FEATURE_TRACKING", false),
 			UnderscoreAliases: r.boolean("GATEHOUSE_MCP_UNDERSCORE_ALIASES", false),
 		},
-		MaxBodyBytes:    r.integer("GATEHOUSE_MAX_BODY_BYTES", 4<<20),
-		LogLevel:        r.str("GATEHOUSE_LOG_LEVEL", "info"),
-		ShutdownTimeout: r.duration("GATEHOUSE_SHUTDOWN_TIMEOUT", 20*time.Second),
-		OTLPEndpoint:    r.str("OTEL_EXPORTER_OTLP_ENDPOINT", ""),
+		MaxBodyBytes:      r.integer("GATEHOUSE_MAX_BODY_BYTES", 4<<20),
+		LogLevel:          r.str("GATEHOUSE_LOG_LEVEL", "info"),
+		ShutdownTimeout:   r.duration("GATEHOUSE_SHUTDOWN_TIMEOUT", 20*time.Second),
+		WorkerStopTimeout: r.duration("GATEHOUSE_WORKER_STOP_TIMEOUT", 30*time.Second),
+		OTLPEndpoint:      r.str("OTEL_EXPORTER_OTLP_ENDPOINT", ""),
 
 		LLMUpstreamURL:    strings.TrimRight(r.str("GATEHOUSE_LLM_UPSTREAM_URL", ""), "/"),
 		LLMUpstreamAPIKey: r.str("GATEHOUSE_LLM_UPSTREAM_API_KEY", ""),
@@ -289,6 +295,9 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 	}
 	if c.StorageRetention <= 0 || c.StorageSweepInterval <= 0 {
 		return Config{}, fmt.Errorf("GATEHOUSE_STORAGE_RETENTION and GATEHOUSE_STORAGE_SWEEP_INTERVAL must be positive")
+	}
+	if c.WorkerStopTimeout < 0 {
+		return Config{}, fmt.Errorf("GATEHOUSE_WORKER_STOP_TIMEOUT must not be negative")
 	}
 	if c.MaxBodyBytes <= 0 {
 		return Config{}, fmt.Errorf("GATEHOUSE_MAX_BODY_BYTES must be positive")

@@ -25,19 +25,26 @@ func TestFromLookup_Defaults(t *testing.T) {
 	if !c.Features.Storage || !c.Features.Sandboxes || c.Features.Tracking {
 		t.Fatalf("feature defaults %+v", c.Features)
 	}
+	if c.WorkerStopTimeout != 30*time.Second {
+		t.Fatalf("a stopping worker must drain in-flight activities by default: WorkerStopTimeout %s", c.WorkerStopTimeout)
+	}
 }
 
 func TestFromLookup_OverridesAndPublicURLFromWildcardAddr(t *testing.T) {
 	t.Parallel()
 	c, err := FromLookup(lookup(map[string]string{
-		"GATEHOUSE_HTTP_ADDR":        ":9000",
-		"GATEHOUSE_FEATURE_TRACKING": "true",
-		"GATEHOUSE_SHUTDOWN_TIMEOUT": "3s",
-		"GATEHOUSE_DATA_DIR":         "/tmp/gh",
-		"GATEHOUSE_MAX_BODY_BYTES":   "1024",
+		"GATEHOUSE_HTTP_ADDR":           ":9000",
+		"GATEHOUSE_FEATURE_TRACKING":    "true",
+		"GATEHOUSE_SHUTDOWN_TIMEOUT":    "3s",
+		"GATEHOUSE_WORKER_STOP_TIMEOUT": "45s",
+		"GATEHOUSE_DATA_DIR":            "/tmp/gh",
+		"GATEHOUSE_MAX_BODY_BYTES":      "1024",
 	}))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c.WorkerStopTimeout != 45*time.Second {
+		t.Fatalf("WorkerStopTimeout %s, want 45s", c.WorkerStopTimeout)
 	}
 	if c.PublicURL != "http://127.0.0.1:9000" || !c.Features.Tracking || c.ShutdownTimeout != 3*time.Second || c.BlobDir != "/tmp/gh/blobs" || c.MaxBodyBytes != 1024 {
 		t.Fatalf("unexpected %+v", c)
@@ -47,9 +54,10 @@ func TestFromLookup_OverridesAndPublicURLFromWildcardAddr(t *testing.T) {
 func TestFromLookup_BadValuesAreNamed(t *testing.T) {
 	t.Parallel()
 	for name, val := range map[string]string{
-		"GATEHOUSE_FEATURE_STORAGE":  "maybe",
-		"GATEHOUSE_MAX_BODY_BYTES":   "lots",
-		"GATEHOUSE_SHUTDOWN_TIMEOUT": "soon",
+		"GATEHOUSE_FEATURE_STORAGE":     "maybe",
+		"GATEHOUSE_MAX_BODY_BYTES":      "lots",
+		"GATEHOUSE_SHUTDOWN_TIMEOUT":    "soon",
+		"GATEHOUSE_WORKER_STOP_TIMEOUT": "-1s",
 	} {
 		_, err := FromLookup(lookup(map[string]string{name: val}))
 		if err == nil || !strings.Contains(err.Error(), name) {
