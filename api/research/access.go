@@ -51,14 +51,23 @@ func (s *Service) target(ctx context.Context, c *Call, projectID, id string) (mo
 	return e, err
 }
 
-// state queries the experiment workflow (the authority for its gate).
+// state reads the experiment's state: its workflow's query (the authority
+// for its gate) while it runs, its stored final state once it ended.
 func (s *Service) state(ctx context.Context, experimentID string) (wf.ExperimentState, error) {
+	st, _, err := s.experimentState(ctx, experimentID)
+	return st, err
+}
+
+// experimentState is state; final says the experiment's workflow ended, so
+// the answer will not change.
+func (s *Service) experimentState(ctx context.Context, experimentID string) (wf.ExperimentState, bool, error) {
 	var st wf.ExperimentState
-	v, err := s.Temporal.QueryWorkflow(ctx, wf.ExperimentWorkflowID(experimentID), "", wf.StateQuery)
-	if err != nil {
-		return st, err
+	final, err := s.workflowState(ctx, wf.ExperimentWorkflowID(experimentID), wf.StateQuery, &st)
+	if errors.Is(err, errWorkflowGone) {
+		st, err = s.rebuiltExperimentState(ctx, experimentID)
+		return st, true, err
 	}
-	return st, v.Get(&st)
+	return st, final, err
 }
 
 // awaitRevision waits briefly until the workflow has applied a signal sent
@@ -66,8 +75,8 @@ func (s *Service) state(ctx context.Context, experimentID string) (wf.Experiment
 func (s *Service) awaitRevision(ctx context.Context, experimentID string, rev int) {
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		st, err := s.state(ctx, experimentID)
-		if err != nil || st.Revision > rev {
+		st, final, err := s.experimentState(ctx, experimentID)
+		if err != nil || final || st.Revision > rev {
 			return
 		}
 		time.Sleep(40 * time.Millisecond)
@@ -76,8 +85,5 @@ func (s *Service) awaitRevision(ctx context.Context, experimentID string, rev in
 
 func (s *Service) signal(ctx context.Context, experimentID, name string, payload any) error {
 	err := s.Temporal.SignalWorkflow(ctx, wf.ExperimentWorkflowID(experimentID), "", name, payload)
-	if err != nil {
-		return toolErr("conflict", "", "the experiment workflow does not accept %s (it may be finished): %v", name, err)
-	}
-	return nil
+	return closedSignalError(ctx, s.DB, err, "experiment", experimentID, name)
 }

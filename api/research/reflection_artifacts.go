@@ -83,7 +83,11 @@ func (s *Service) uploadReflection(c *gin.Context, a models.Artifact) {
 	}
 	st, err := s.reflectionState(ctx, a.TargetID)
 	if err != nil {
-		rest.Abort(c, http.StatusConflict, "conflict", "the reflection's workflow is not reachable")
+		abortUpload(c, err, "the reflection's workflow is not reachable; retry")
+		return
+	}
+	if st.Status.Terminal() {
+		rest.Abort(c, http.StatusConflict, "gate_blocked", "the reflection is "+string(st.Status)+"; it takes no more artifacts")
 		return
 	}
 	var problems []string
@@ -113,12 +117,7 @@ func (s *Service) uploadReflection(c *gin.Context, a models.Artifact) {
 		return s.signalReflection(ctx, a.TargetID, wf.ArtifactLandedSignal, ref)
 	})
 	if err != nil {
-		var te *ToolError
-		if errors.As(err, &te) {
-			rest.Abort(c, http.StatusConflict, te.Code, te.Message)
-			return
-		}
-		rest.Unavailable(c, "could not record the upload; retry with a new artifact.submit")
+		abortUpload(c, err, "could not record the upload; retry with a new artifact.submit")
 		return
 	}
 	s.awaitReflectionRevision(ctx, a.TargetID, st.Revision)

@@ -50,14 +50,24 @@ func (s *Service) latestReflection(ctx context.Context, projectID string) (model
 	return r, err == nil, err
 }
 
-// reflectionState queries the wave's workflow (the authority for its gate).
+// reflectionState reads the wave's state: its workflow's query (the
+// authority for its gate) while it runs, its stored final state once it
+// ended.
 func (s *Service) reflectionState(ctx context.Context, id string) (wf.ReflectionState, error) {
+	st, _, err := s.waveState(ctx, id)
+	return st, err
+}
+
+// waveState is reflectionState; final says the wave's workflow ended, so
+// the answer will not change.
+func (s *Service) waveState(ctx context.Context, id string) (wf.ReflectionState, bool, error) {
 	var st wf.ReflectionState
-	v, err := s.Temporal.QueryWorkflow(ctx, wf.ReflectionWorkflowID(id), "", wf.StateQuery)
-	if err != nil {
-		return st, err
+	final, err := s.workflowState(ctx, wf.ReflectionWorkflowID(id), wf.StateQuery, &st)
+	if errors.Is(err, errWorkflowGone) {
+		st, err = s.rebuiltReflectionState(ctx, id)
+		return st, true, err
 	}
-	return st, v.Get(&st)
+	return st, final, err
 }
 
 // awaitReflectionRevision waits briefly until the wave applied a signal
@@ -65,8 +75,8 @@ func (s *Service) reflectionState(ctx context.Context, id string) (wf.Reflection
 func (s *Service) awaitReflectionRevision(ctx context.Context, id string, rev int) {
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		st, err := s.reflectionState(ctx, id)
-		if err != nil || st.Revision > rev {
+		st, final, err := s.waveState(ctx, id)
+		if err != nil || final || st.Revision > rev {
 			return
 		}
 		time.Sleep(40 * time.Millisecond)
@@ -74,10 +84,8 @@ func (s *Service) awaitReflectionRevision(ctx context.Context, id string, rev in
 }
 
 func (s *Service) signalReflection(ctx context.Context, id, name string, payload any) error {
-	if err := s.Temporal.SignalWorkflow(ctx, wf.ReflectionWorkflowID(id), "", name, payload); err != nil {
-		return toolErr("conflict", "", "the reflection workflow does not accept %s (it may be finished): %v", name, err)
-	}
-	return nil
+	err := s.Temporal.SignalWorkflow(ctx, wf.ReflectionWorkflowID(id), "", name, payload)
+	return closedSignalError(ctx, s.DB, err, "reflection", id, name)
 }
 
 // central returns where the projects' central refs live.

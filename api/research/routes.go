@@ -135,7 +135,11 @@ func (s *Service) upload(c *gin.Context) {
 	}
 	st, err := s.state(ctx, a.TargetID)
 	if err != nil {
-		rest.Abort(c, http.StatusConflict, "conflict", "the experiment's workflow is not reachable")
+		abortUpload(c, err, "the experiment's workflow is not reachable; retry")
+		return
+	}
+	if st.Status.Terminal() {
+		rest.Abort(c, http.StatusConflict, "gate_blocked", "the experiment is "+string(st.Status)+"; it takes no more artifacts")
 		return
 	}
 	now := time.Now().UTC()
@@ -152,12 +156,7 @@ func (s *Service) upload(c *gin.Context) {
 			Attempt: a.Attempt, SHA256: info.SHA256, Size: info.Size, Valid: len(problems) == 0, Problems: problems})
 	})
 	if err != nil {
-		var te *ToolError
-		if errors.As(err, &te) {
-			rest.Abort(c, http.StatusConflict, te.Code, te.Message)
-			return
-		}
-		rest.Unavailable(c, "could not record the upload; retry with a new artifact.submit")
+		abortUpload(c, err, "could not record the upload; retry with a new artifact.submit")
 		return
 	}
 	s.awaitRevision(ctx, a.TargetID, st.Revision)

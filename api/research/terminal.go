@@ -21,22 +21,51 @@ func closedTransitionError(ctx context.Context, db *gorm.DB, err error, kind, id
 	if !errors.As(err, &nf) {
 		return nil
 	}
-	var status string
-	switch kind {
-	case "experiment":
-		var e models.Experiment
-		if db.WithContext(ctx).Select("status").Where("id = ?", id).Take(&e).Error == nil && !slices.Contains(models.OpenStatuses, e.Status) {
-			status = e.Status
-		}
-	case "reflection":
-		var r models.Reflection
-		if db.WithContext(ctx).Select("status").Where("id = ?", id).Take(&r).Error == nil && (r.Status == "published" || r.Status == "abandoned") {
-			status = r.Status
-		}
-	}
+	status := terminalStatus(ctx, db, kind, id)
 	if status == "" {
 		return toolErr("conflict", "/"+kind+"_id", "the %s's workflow is finished or missing", kind)
 	}
 	return &ToolError{Code: "gate_blocked", Pointer: "/transition", Message: "the " + kind + " is " + status + "; no transition leaves it",
 		Details: map[string]any{"current_gate": "terminal", "allowed_transitions": []string{}}}
+}
+
+// closedSignalError answers a signal (an artifact landed, a review
+// requested, started or answered) Temporal did not take: a workflow that
+// closed after a terminal status is gate_blocked with that status; Temporal
+// out of reach is a retryable unavailable; anything else is a conflict.
+func closedSignalError(ctx context.Context, db *gorm.DB, err error, kind, id, signal string) error {
+	if err == nil {
+		return nil
+	}
+	var nf *serviceerror.NotFound
+	switch {
+	case errors.As(err, &nf):
+		if status := terminalStatus(ctx, db, kind, id); status != "" {
+			return &ToolError{Code: "gate_blocked", Reason: kind + "_finished", Message: "the " + kind + " is " + status +
+				"; its workflow has closed and takes no " + signal, Details: map[string]any{"current_gate": "terminal", "status": status}}
+		}
+		return toolErr("conflict", "/"+kind+"_id", "the %s's workflow is finished or missing; it takes no %s", kind, signal)
+	case transientTemporalError(err):
+		return &ToolError{Code: "unavailable", Message: "Temporal did not take the " + signal + " for the " + kind + " (unreachable); retry",
+			Details: map[string]any{"retryable": true}}
+	}
+	return toolErr("conflict", "", "the %s workflow does not accept %s: %v", kind, signal, err)
+}
+
+// terminalStatus is the status the database mirror holds for a finished
+// experiment or wave ("" if it is open or missing).
+func terminalStatus(ctx context.Context, db *gorm.DB, kind, id string) string {
+	switch kind {
+	case "experiment":
+		var e models.Experiment
+		if db.WithContext(ctx).Select("status").Where("id = ?", id).Take(&e).Error == nil && !slices.Contains(models.OpenStatuses, e.Status) {
+			return e.Status
+		}
+	case "reflection":
+		var r models.Reflection
+		if db.WithContext(ctx).Select("status").Where("id = ?", id).Take(&r).Error == nil && (r.Status == "published" || r.Status == "abandoned") {
+			return r.Status
+		}
+	}
+	return ""
 }

@@ -1,0 +1,93 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"gorm.io/gorm"
+
+	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
+	"github.com/gatehouse/gatehouse/workflows/research/gates"
+	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
+)
+
+// rebuiltExperimentState is the state of an experiment whose workflow
+// Temporal no longer knows and which stored no final state (it ended
+// before final states were stored): the database mirror's status, attempt,
+// revision and conclusion, with the artifacts that landed for that attempt.
+// Reviews and transition history lived only in the workflow.
+func (s *Service) rebuiltExperimentState(ctx context.Context, id string) (wf.ExperimentState, error) {
+	var e models.Experiment
+	err := s.DB.WithContext(ctx).Where("id = ?", id).Take(&e).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return wf.ExperimentState{}, toolErr("not_found", "/experiment_id", "no experiment %s", id)
+	}
+	if err != nil {
+		return wf.ExperimentState{}, err
+	}
+	arts, err := s.landedArtifacts(ctx, "experiment", id, e.Attempt)
+	if err != nil {
+		return wf.ExperimentState{}, err
+	}
+	st := wf.ExperimentState{ProjectID: e.ProjectID, ExperimentID: e.ID, Name: e.Name, Status: gates.Status(e.Status),
+		Attempt: e.Attempt, Revision: e.Revision, Conclusion: e.Conclusion, Artifacts: map[string]wf.ArtifactRef{},
+		Reviews: map[string]wf.ReviewState{}, History: []wf.TransitionRecord{}}
+	for _, a := range arts {
+		st.Artifacts[a.Role] = artifactRef(a)
+	}
+	return st, nil
+}
+
+// rebuiltReflectionState is rebuiltExperimentState for a reflection wave:
+// its row's status, attempt, revision, roster, corpus and publish result,
+// with the artifacts that landed for that attempt.
+func (s *Service) rebuiltReflectionState(ctx context.Context, id string) (wf.ReflectionState, error) {
+	var r models.Reflection
+	err := s.DB.WithContext(ctx).Where("id = ?", id).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return wf.ReflectionState{}, toolErr("not_found", "/reflection_id", "no reflection %s", id)
+	}
+	if err != nil {
+		return wf.ReflectionState{}, err
+	}
+	arts, err := s.landedArtifacts(ctx, "reflection", id, r.Attempt)
+	if err != nil {
+		return wf.ReflectionState{}, err
+	}
+	st := wf.ReflectionState{ProjectID: r.ProjectID, ReflectionID: r.ID, Title: r.Title, Status: rg.Status(r.Status),
+		Attempt: r.Attempt, Revision: r.Revision, Lenses: decodeLenses(r.LensesJSON), Corpus: []string{},
+		Artifacts: map[string]wf.ArtifactRef{}, Reviews: map[string]wf.ReviewState{}, History: []wf.TransitionRecord{}}
+	for _, e := range decodeCorpus(r.CorpusJSON) {
+		st.Corpus = append(st.Corpus, e.ExperimentID)
+	}
+	for _, a := range arts {
+		st.Artifacts[wf.ArtifactKey(a.Role, a.LensID)] = artifactRef(a)
+	}
+	if r.PublishJSON != "" {
+		var pub wf.PublishResult
+		if json.Unmarshal([]byte(r.PublishJSON), &pub) == nil {
+			st.Published = &pub
+		}
+	}
+	return st, nil
+}
+
+// landedArtifacts lists a target's uploaded artifacts of attempt, oldest
+// first (so a later one of a role replaces an earlier one).
+func (s *Service) landedArtifacts(ctx context.Context, targetType, id string, attempt int) ([]models.Artifact, error) {
+	var as []models.Artifact
+	err := s.DB.WithContext(ctx).Where("target_type = ? AND target_id = ? AND attempt = ? AND uploaded_at IS NOT NULL", targetType, id, attempt).
+		Order("uploaded_at, created_at").Find(&as).Error
+	return as, err
+}
+
+func artifactRef(a models.Artifact) wf.ArtifactRef {
+	ref := wf.ArtifactRef{ArtifactID: a.ID, Role: a.Role, Path: a.Path, Attempt: a.Attempt, SHA256: a.SHA256, Size: a.Size, Valid: a.Valid}
+	if a.Problems != "" {
+		ref.Problems = strings.Split(a.Problems, "\n")
+	}
+	return ref
+}
