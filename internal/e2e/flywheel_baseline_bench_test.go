@@ -75,8 +75,8 @@ func benchGatehouse(b *testing.B, s *Stack, n int) {
 }
 
 // runLeaseBench claims n rollouts, then heartbeats every lease in two
-// rounds, and reports claims/s and heartbeat p50/p99.
-func runLeaseBench(b *testing.B, q leaser, n int) {
+// rounds, reports claims/s and heartbeat p50/p99, and returns the leases.
+func runLeaseBench(b *testing.B, q leaser, n int) []lease {
 	q.hc = &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	b.ResetTimer()
 	var leased []lease
@@ -111,6 +111,7 @@ func runLeaseBench(b *testing.B, q leaser, n int) {
 	b.ReportMetric(pct(warm, 0.50), "hb-p50-ms")
 	b.ReportMetric(pct(warm, 0.99), "hb-p99-ms")
 	b.ReportMetric(pct(cold, 0.99), "hb-cold-p99-ms")
+	return leased
 }
 
 // profileHeartbeats writes a CPU profile of the heartbeat rounds alone to
@@ -134,6 +135,12 @@ func profileHeartbeats(b *testing.B) func() {
 // heartbeatRound heartbeats every lease once from 32 concurrent clients and
 // returns the sorted latencies.
 func (q leaser) heartbeatRound(b *testing.B, leased []lease) []time.Duration {
+	return q.round(b, leased, q.hbPath, nil)
+}
+
+// round posts body to path(lease) for every lease from 32 concurrent
+// clients and returns the sorted latencies.
+func (q leaser) round(b *testing.B, leased []lease, path func(lease) string, body any) []time.Duration {
 	lat := make([]time.Duration, len(leased))
 	errs := make(chan error, len(leased))
 	work := make(chan int)
@@ -142,7 +149,7 @@ func (q leaser) heartbeatRound(b *testing.B, leased []lease) []time.Duration {
 		wg.Go(func() {
 			for i := range work {
 				st := time.Now()
-				if err := q.post(q.hbPath(leased[i]), leased[i].Key, leased[i].Token, nil, nil); err != nil {
+				if err := q.post(path(leased[i]), leased[i].Key, leased[i].Token, body, nil); err != nil {
 					errs <- err
 				}
 				lat[i] = time.Since(st)
@@ -156,7 +163,7 @@ func (q leaser) heartbeatRound(b *testing.B, leased []lease) []time.Duration {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		b.Fatalf("heartbeat: %v", err)
+		b.Fatalf("lease round: %v", err)
 	}
 	slices.Sort(lat)
 	return lat

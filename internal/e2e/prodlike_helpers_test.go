@@ -135,3 +135,12 @@ func logTails(t testing.TB, p *prodlike.Stack) {
 		t.Logf("--- %s (%s), last lines:\n%s", proc.Name, proc.Log, strings.Join(lines, "\n"))
 	}
 }
+
+// pids are the current process ids of procs.
+func pids(procs []*prodlike.Proc) []int {
+	out := make([]int, 0, len(procs))
+	for _, p := range procs {
+		out = append(out, p.Pid())
+	}
+	return out
+}

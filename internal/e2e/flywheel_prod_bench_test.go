@@ -1,0 +1,50 @@
+package e2e
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkProductionTopology_FlywheelVsSkipLocked runs the lease bench of
+// BenchmarkFlywheelVsSkipLocked side by side, in one run, on the plain
+// PostgreSQL SKIP LOCKED lease and on the production topology (Temporal and
+// Gatehouse on PostgreSQL, 2 api + 2 workers, load through the round-robin
+// front), then posts every rollout's output and reports the output
+// latency and the api and worker processes' memory. Run:
+//
+//	go test ./internal/e2e -run '^$' -bench ProductionTopology_Flywheel -benchtime=1x
+func BenchmarkProductionTopology_FlywheelVsSkipLocked(b *testing.B) {
+	for _, n := range []int{2000} {
+		b.Run(fmt.Sprintf("pg-skiplocked/n=%d", n), func(b *testing.B) {
+			srv := startSkipLockedQueue(b, n)
+			runLeaseBench(b, leaser{base: srv.URL, claimPath: "/claim", hbPath: func(l lease) string { return "/heartbeat/" + l.ID }}, n)
+		})
+		b.Run(fmt.Sprintf("gatehouse-prod/n=%d", n), func(b *testing.B) {
+			p := startProdStack(b)
+			enqueueRollouts(b, p.Stack, n, "bench ")
+			q := leaser{base: p.APIURL, claimPath: "/flywheel/claim", claimToken: p.APIKey,
+				hbPath: func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" }}
+			leased := runLeaseBench(b, q, n)
+			outs := q.round(b, leased, func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/output" },
+				map[string]any{"final_text": "bench", "tool_calls": []any{}, "llm_call_count": 0})
+			b.ReportMetric(pct(outs, 0.50), "out-p50-ms")
+			b.ReportMetric(pct(outs, 0.99), "out-p99-ms")
+			reportProcessMemory(b, p)
+		})
+	}
+}
+
+// reportProcessMemory reports the largest resident memory (now and peak)
+// among the stack's api processes and among its worker processes.
+func reportProcessMemory(b *testing.B, p *prodStack) {
+	for role, procs := range map[string][]int{"api": pids(p.Prod.APIs), "worker": pids(p.Prod.Workers)} {
+		var rss, hwm float64
+		for _, pid := range procs {
+			if m, err := procMemory(pid); err == nil {
+				rss, hwm = max(rss, m.RSSMB), max(hwm, m.HWMMB)
+			}
+		}
+		b.ReportMetric(rss, role+"-rss-MB")
+		b.ReportMetric(hwm, role+"-hwm-MB")
+	}
+}
