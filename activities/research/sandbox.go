@@ -66,7 +66,7 @@ func (a *SandboxActivities) DestroySandbox(ctx context.Context, in wf.SandboxDes
 // them harmlessly.
 func (a *SandboxActivities) RecordSandbox(ctx context.Context, r wf.SandboxRecord) error {
 	if err := models.MirrorSandbox(ctx, a.DB, models.SandboxUpdate{UID: r.UID, Status: r.Status, Host: r.Endpoint.Host,
-		Port: r.Endpoint.Port, User: r.Endpoint.User, Workdir: r.Endpoint.Workdir, ExpiresAt: r.ExpiresAt, Error: r.Error}, time.Now().UTC()); err != nil {
+		Port: r.Endpoint.Port, User: r.Endpoint.User, Workdir: r.Endpoint.Workdir, HostQueue: r.Endpoint.HostQueue, ExpiresAt: r.ExpiresAt, Error: r.Error}, time.Now().UTC()); err != nil {
 		return err
 	}
 	if a.Temporal == nil {

@@ -74,10 +74,15 @@ type remoteReader struct{ inspect inspectFunc }
 
 // remoteFor answers a reader for sb from what its workflow recorded: the
 // sandbox agent of its Pod, or the host queue of the worker holding it;
-// ok=false when there is neither.
+// ok=false when there is neither. An ended sandbox is read through the
+// host queue its row mirrors, without its workflow, which Temporal purges
+// once the namespace's retention passed.
 func (s *Service) remoteFor(ctx context.Context, sb models.Sandbox) (remoteReader, bool) {
 	if s.Temporal == nil {
 		return remoteReader{}, false
+	}
+	if !sb.Active() && sb.HostQueue != "" {
+		return remoteReader{inspect: s.hostInspect(sb.HostQueue)}, true
 	}
 	v, err := s.Temporal.QueryWorkflow(ctx, wf.SandboxWorkflowID(sb.UID), "", wf.SandboxStateQuery)
 	var st wf.SandboxState

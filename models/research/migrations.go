@@ -21,5 +21,6 @@ func Migrations() []migrate.Migration {
 		// Sorted by ID with every other domain's, so it runs after the
 		// reflection, storage, sandbox and commit tables.
 		FinalStateMigration(),
+		SandboxHostQueueMigration(),
 	}
 }

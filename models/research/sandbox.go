@@ -38,12 +38,16 @@ type Sandbox struct {
 	SSHPort      int
 	SSHUser      string `gorm:"size:64;not null;default:''"`
 	Workdir      string `gorm:"size:1024;not null;default:''"`
-	ExpiresAt    time.Time
-	LastError    string `gorm:"size:2000;not null;default:''"`
-	CreatedBy    string `gorm:"size:64;not null;default:''"`
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-	EndedAt      *time.Time
+	// HostQueue is the task queue of the worker host holding a local
+	// sandbox, mirrored from its workflow's endpoint so an ended sandbox
+	// can be read after Temporal purged its workflow.
+	HostQueue string `gorm:"size:255;not null;default:''"`
+	ExpiresAt time.Time
+	LastError string `gorm:"size:2000;not null;default:''"`
+	CreatedBy string `gorm:"size:64;not null;default:''"`
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	EndedAt   *time.Time
 }
 
 // TableName implements gorm's Tabler.
@@ -105,6 +109,7 @@ type SandboxUpdate struct {
 	Port      int
 	User      string
 	Workdir   string
+	HostQueue string
 	ExpiresAt time.Time
 	Error     string
 }
@@ -115,6 +120,9 @@ func MirrorSandbox(ctx context.Context, db *gorm.DB, u SandboxUpdate, now time.T
 	set := map[string]any{"status": u.Status, "expires_at": u.ExpiresAt, "last_error": u.Error, "updated_at": now}
 	if u.Host != "" {
 		set["ssh_host"], set["ssh_port"], set["ssh_user"], set["workdir"] = u.Host, u.Port, u.User, u.Workdir
+	}
+	if u.HostQueue != "" {
+		set["host_queue"] = u.HostQueue
 	}
 	if u.Status == SandboxTerminated || u.Status == SandboxFailed {
 		set["ended_at"] = now
