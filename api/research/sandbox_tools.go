@@ -310,6 +310,10 @@ func sandboxExtend(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	if err := s.Temporal.SignalWorkflow(ctx, wf.SandboxWorkflowID(sb.UID), "", wf.SandboxExtendSignal, wf.SandboxExtend{Seconds: in.Seconds}); err != nil {
+		if transientTemporalError(err) {
+			return nil, &ToolError{Code: "unavailable", Pointer: "/sandbox_uid", Message: "Temporal did not take the extension (unreachable); retry",
+				Details: map[string]any{"retryable": true}}
+		}
 		return nil, toolErr("conflict", "/sandbox_uid", "sandbox %s no longer accepts extensions (it may have ended): %v", sb.UID, err)
 	}
 	after := before
@@ -324,14 +328,11 @@ func sandboxExtend(ctx context.Context, s *Service, c *Call) (any, error) {
 		"added_seconds": int(wf.ExtendBy(in.Seconds).Seconds()), "expires_at": after.ExpiresAt, "status": after.Status}, nil
 }
 
-// sandboxState queries the sandbox workflow, the authority for expiry.
+// sandboxState queries the sandbox workflow, the authority for expiry,
+// retried through transient failures (queryState).
 func (s *Service) sandboxState(ctx context.Context, uid string) (wf.SandboxState, error) {
 	var st wf.SandboxState
-	v, err := s.Temporal.QueryWorkflow(ctx, wf.SandboxWorkflowID(uid), "", wf.SandboxStateQuery)
-	if err != nil {
-		return st, err
-	}
-	return st, v.Get(&st)
+	return st, s.queryState(ctx, wf.SandboxWorkflowID(uid), wf.SandboxStateQuery, &st)
 }
 
 func sandboxHealth(ctx context.Context, s *Service, c *Call) (any, error) {
