@@ -66,7 +66,7 @@ func (h *Handler) Claim(c *gin.Context) {
 		leaseS = *req.LeaseS
 	}
 	p, _ := rest.PrincipalOf(c)
-	grants, err := models.Claim(c.Request.Context(), h.db, p.CredentialID, n, h.clampLease(leaseS), h.opts.Now())
+	grants, err := models.Claim(c.Request.Context(), h.db, claimant(p), n, h.clampLease(leaseS), h.opts.Now())
 	if err != nil {
 		h.unavailable(c, "claim", err, "could not claim; retry")
 		return

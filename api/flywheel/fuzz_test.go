@@ -62,7 +62,7 @@ func (e *testEnv) leaseFor(t testing.TB, deadline time.Duration) fwmodels.Grant 
 	if _, _, err := fwmodels.Enqueue(ctx, e.db, fwmodels.NewRollout{ID: id, TurnInput: "x", DeadlineAt: time.Now().Add(deadline), MaxAttempts: 3}); err != nil {
 		t.Fatal(err)
 	}
-	gs, err := fwmodels.Claim(ctx, e.db, "c", 1, time.Hour, time.Now())
+	gs, err := fwmodels.Claim(ctx, e.db, fwmodels.Claimant{CredentialID: "c", AllProjects: true}, 1, time.Hour, time.Now())
 	if err != nil || len(gs) != 1 || gs[0].Rollout.ID != id {
 		t.Fatalf("claim: %v %d", err, len(gs))
 	}

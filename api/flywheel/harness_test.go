@@ -66,7 +66,7 @@ func newTestEnv(t testing.TB, opts Options) *testEnv {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	agent, err := platform.Mint(ctx, db, platform.MintRequest{Role: platform.RoleAgent, Name: "agent"})
+	agent, err := platform.Mint(ctx, db, platform.MintRequest{Role: platform.RoleAgent, Name: "agent", AllProjects: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,6 +113,17 @@ func (e *testEnv) do(method, path, bearer string, body []byte, headers ...string
 	return result{Status: w.Code, Body: w.Body.Bytes()}
 }
 
+// mintAgent mints another agent key limited to projects (none: no
+// project at all) and returns its plaintext and credential id.
+func (e *testEnv) mintAgent(name string, projects ...string) (string, string) {
+	e.t.Helper()
+	m, err := platform.Mint(context.Background(), e.db, platform.MintRequest{Role: platform.RoleAgent, Name: name, Projects: projects})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return m.Plaintext, m.Credential.ID
+}
+
 // lease enqueues and claims one rollout directly in the database.
 func (e *testEnv) lease(deadline time.Duration) fwmodels.Grant {
 	e.t.Helper()
@@ -120,7 +131,7 @@ func (e *testEnv) lease(deadline time.Duration) fwmodels.Grant {
 	if _, _, err := fwmodels.Enqueue(context.Background(), e.db, fwmodels.NewRollout{ID: id, TurnInput: "x", DeadlineAt: time.Now().Add(deadline), MaxAttempts: 3}); err != nil {
 		e.t.Fatal(err)
 	}
-	gs, err := fwmodels.Claim(context.Background(), e.db, "c", 1, time.Minute, time.Now())
+	gs, err := fwmodels.Claim(context.Background(), e.db, fwmodels.Claimant{CredentialID: "c", AllProjects: true}, 1, time.Minute, time.Now())
 	if err != nil || len(gs) != 1 {
 		e.t.Fatalf("claim: %v %d", err, len(gs))
 	}

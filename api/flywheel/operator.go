@@ -26,6 +26,7 @@ type enqueueItem struct {
 	TaskID      *string         `json:"task_id"`
 	Metadata    json.RawMessage `json:"metadata"`
 	MaxAttempts *int            `json:"max_attempts"`
+	Owner       *ownerSpec      `json:"owner"`
 }
 
 type enqueueRequest struct {
@@ -36,9 +37,12 @@ type fromTurnsRequest struct {
 	Turns []struct {
 		AgentID string `json:"agent_id"`
 		TurnID  string `json:"turn_id"`
+		// Owner picks one of several keys' turns (key:<credential id>).
+		Owner string `json:"owner"`
 	} `json:"turns"`
-	DeadlineS   *float64 `json:"deadline_s"`
-	MaxAttempts *int     `json:"max_attempts"`
+	DeadlineS   *float64   `json:"deadline_s"`
+	MaxAttempts *int       `json:"max_attempts"`
+	Owner       *ownerSpec `json:"owner"`
 }
 
 const maxEnqueue = 256
@@ -72,6 +76,11 @@ func (h *Handler) Enqueue(c *gin.Context) {
 		if !ok {
 			return
 		}
+		owner, ok := h.resolveOwner(c, at+"/owner", it.Owner, models.OwnerUnrestricted)
+		if !ok {
+			return
+		}
+		n.Owner = owner
 		n.TurnInput, n.TaskID, n.Metadata = *it.TurnInput, it.TaskID, rawOrNil(it.Metadata)
 		n.EnqueueKey = enqueueKey(c, i)
 		news = append(news, n)
@@ -80,7 +89,8 @@ func (h *Handler) Enqueue(c *gin.Context) {
 }
 
 // FromTurns handles POST /operator/v1/rollouts/from-turns: each stored
-// production turn becomes a rollout of its input_text.
+// production turn becomes a rollout of its input_text, owned by the key
+// that posted the turn unless the request names an owner.
 func (h *Handler) FromTurns(c *gin.Context) {
 	var req fromTurnsRequest
 	if !decodeJSON(c, &req) {
@@ -93,9 +103,13 @@ func (h *Handler) FromTurns(c *gin.Context) {
 	news := make([]models.NewRollout, 0, len(req.Turns))
 	for i, ref := range req.Turns {
 		at := "/turns/" + strconv.Itoa(i)
-		t, err := models.GetTurn(c.Request.Context(), h.db, ref.AgentID, ref.TurnID)
+		t, err := models.GetTurn(c.Request.Context(), h.db, ref.Owner, ref.AgentID, ref.TurnID)
 		if errors.Is(err, models.ErrNotFound) {
 			rest.Abort(c, http.StatusUnprocessableEntity, "invalid_input", "no stored turn "+ref.AgentID+"/"+ref.TurnID, gin.H{"path": at})
+			return
+		}
+		if errors.Is(err, models.ErrAmbiguousTurn) {
+			rest.Abort(c, http.StatusUnprocessableEntity, "invalid_input", "several keys stored "+ref.AgentID+"/"+ref.TurnID+": name its owner", gin.H{"path": at + "/owner"})
 			return
 		}
 		if err != nil {
@@ -110,6 +124,11 @@ func (h *Handler) FromTurns(c *gin.Context) {
 		if !ok {
 			return
 		}
+		owner, ok := h.resolveOwner(c, "/owner", req.Owner, t.Owner)
+		if !ok {
+			return
+		}
+		n.Owner = owner
 		n.TurnInput, n.TaskID, n.SourceAgent, n.SourceTurn = *t.InputText, t.TaskID, &t.AgentID, &t.TurnID
 		n.EnqueueKey = enqueueKey(c, i)
 		news = append(news, n)

@@ -33,6 +33,11 @@ type wireBatch struct {
 	Turns   []wireTurn `json:"turns"`
 }
 
+// rawBatch keeps each turn's bytes, for its digest.
+type rawBatch struct {
+	Turns []json.RawMessage `json:"turns"`
+}
+
 // validate answers 400 for malformed JSON and 422 listing each violation;
 // it returns false when it has answered.
 func validate(c *gin.Context, s *contracts.Schema, body []byte) bool {
@@ -61,21 +66,26 @@ func unrepresentable(c *gin.Context, path string) {
 }
 
 // Turns handles POST /flywheel/turns: validate the whole batch against
-// ProductionTurnBatch, then store it in one transaction, idempotently.
+// ProductionTurnBatch, then store it in one transaction, idempotently per
+// (owner, agent_id, turn_id), the owner being the calling key. A turn id
+// reused for a different body answers 409 with both digests and stores
+// nothing.
 func (h *Handler) Turns(c *gin.Context) {
 	body, ok := rest.ReadBody(c)
 	if !ok || !validate(c, h.schemas.ProductionTurnBatch, body) {
 		return
 	}
 	var b wireBatch
-	if err := json.Unmarshal(body, &b); err != nil {
-		rest.Abort(c, http.StatusUnprocessableEntity, "schema_violation", "body could not be decoded: "+err.Error())
+	var raw rawBatch
+	if err := json.Unmarshal(body, &b); err != nil || json.Unmarshal(body, &raw) != nil || len(raw.Turns) != len(b.Turns) {
+		rest.Abort(c, http.StatusUnprocessableEntity, "schema_violation", "body could not be decoded")
 		return
 	}
 	p, _ := rest.PrincipalOf(c)
 	rows := make([]models.Turn, 0, len(b.Turns))
 	for i, t := range b.Turns {
 		row := models.Turn{
+			Owner: models.KeyOwner(p.CredentialID), BodySHA256: canonicalSHA256(raw.Turns[i]),
 			AgentID: b.AgentID, TurnID: t.TurnID, TaskID: t.TaskID, ConversationID: t.ConversationID,
 			InputText: t.InputText, FinalText: t.FinalText, ToolCalls: rawOrNil(t.ToolCalls),
 			AgentFingerprint: rawOrNil(t.AgentFingerprint), OccurredAt: t.OccurredAt,
@@ -98,6 +108,12 @@ func (h *Handler) Turns(c *gin.Context) {
 		rows = append(rows, row)
 	}
 	accepted, dups, err := models.InsertTurns(c.Request.Context(), h.db, rows)
+	var conflict *models.TurnConflictError
+	if errors.As(err, &conflict) {
+		rest.Abort(c, http.StatusConflict, "turn_id_conflict",
+			"a turn_id of this batch is already stored under this key with a different body; nothing was stored", conflict.Conflicts)
+		return
+	}
 	if err != nil {
 		h.log.Error("store turns", "err", err)
 		rest.Unavailable(c, "could not store the batch; nothing was stored, retry")
@@ -124,11 +140,15 @@ func rawOrNull(s *string) json.RawMessage {
 	return json.RawMessage(*s)
 }
 
-// GetTurn handles GET /operator/v1/turns/:agent_id/:turn_id.
+// GetTurn handles GET /operator/v1/turns/:agent_id/:turn_id?owner=.
 func (h *Handler) GetTurn(c *gin.Context) {
-	t, err := models.GetTurn(c.Request.Context(), h.db, c.Param("agent_id"), c.Param("turn_id"))
+	t, err := models.GetTurn(c.Request.Context(), h.db, c.Query("owner"), c.Param("agent_id"), c.Param("turn_id"))
 	if errors.Is(err, models.ErrNotFound) {
 		rest.Abort(c, http.StatusNotFound, "not_found", "no such turn")
+		return
+	}
+	if errors.Is(err, models.ErrAmbiguousTurn) {
+		rest.Abort(c, http.StatusConflict, "ambiguous_turn", "several keys stored this agent_id and turn_id: pass ?owner=key:<credential id>")
 		return
 	}
 	if err != nil {
@@ -136,7 +156,7 @@ func (h *Handler) GetTurn(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{
-		"agent_id": t.AgentID, "turn_id": t.TurnID, "task_id": t.TaskID, "conversation_id": t.ConversationID,
+		"owner": t.Owner, "body_sha256": t.BodySHA256, "agent_id": t.AgentID, "turn_id": t.TurnID, "task_id": t.TaskID, "conversation_id": t.ConversationID,
 		"turn_index": t.TurnIndex, "input_text": t.InputText, "final_text": t.FinalText,
 		"tool_calls": rawOrNull(t.ToolCalls), "tool_calls_omitted_count": t.ToolCallsOmittedCount,
 		"agent_fingerprint": rawOrNull(t.AgentFingerprint), "occurred_at": t.OccurredAt, "received_at": t.ReceivedAt,

@@ -48,6 +48,7 @@ type callView struct {
 type rolloutView struct {
 	RolloutID            string          `json:"rollout_id"`
 	WorkflowID           string          `json:"workflow_id"`
+	Owner                string          `json:"owner"`
 	Status               string          `json:"status"`
 	TurnInput            string          `json:"turn_input"`
 	TaskID               *string         `json:"task_id"`
@@ -74,7 +75,7 @@ type rolloutView struct {
 // omitted; null until an output exists.
 func view(r models.Rollout, o *models.Output) rolloutView {
 	v := rolloutView{
-		RolloutID: r.ID, WorkflowID: "rollout/" + r.ID, Status: r.Status, TurnInput: r.TurnInput, TaskID: r.TaskID,
+		RolloutID: r.ID, WorkflowID: "rollout/" + r.ID, Owner: r.Owner, Status: r.Status, TurnInput: r.TurnInput, TaskID: r.TaskID,
 		Metadata: rawOrNull(r.Metadata), DeadlineAt: r.DeadlineAt, Attempts: r.LeaseEpoch, MaxAttempts: r.MaxAttempts,
 		LeaseExpiresAt: r.LeaseExpiresAt, ToolCalls: json.RawMessage("null"), LLMCallsObserved: r.LLMCallsObserved,
 		CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt,

@@ -21,15 +21,16 @@ type Grant struct {
 // MaxClaimBatch bounds how many rollouts one claim may lease.
 const MaxClaimBatch = 64
 
-// Claim leases up to max queued rollouts whose deadline has not passed, in
-// enqueue order. No rollout is ever handed to two claimers: on PostgreSQL
+// Claim leases up to max queued rollouts whose deadline has not passed and
+// that who may take (Claimant.MayTake: its own key's, its projects', and
+// for an all-projects key the unrestricted ones), in enqueue order. No rollout is ever handed to two claimers: on PostgreSQL
 // the candidate rows are locked FOR UPDATE SKIP LOCKED (concurrent claimers
 // take different rows without waiting), on SQLite the transaction is
 // serialized (BEGIN IMMEDIATE, one connection); and the update itself is a
 // compare-and-swap on status='queued'. Every lease bumps the epoch and gets
 // fresh token, api key and LLM gateway token. The lease never outlives the
 // deadline.
-func Claim(ctx context.Context, db *gorm.DB, claimer string, max int, lease time.Duration, now time.Time) ([]Grant, error) {
+func Claim(ctx context.Context, db *gorm.DB, who Claimant, max int, lease time.Duration, now time.Time) ([]Grant, error) {
 	if max <= 0 {
 		return nil, nil
 	}
@@ -42,7 +43,7 @@ func Claim(ctx context.Context, db *gorm.DB, claimer string, max int, lease time
 		grants = grants[:0]
 		// The locked rows are read whole, so granting each costs its UPDATE
 		// and INSERT and no second read.
-		q := tx.Where("status = ? AND deadline_at > ?", StatusQueued, now).
+		q := who.scope(tx.Where("status = ? AND deadline_at > ?", StatusQueued, now)).
 			Order("created_at, id").Limit(max)
 		if tx.Dialector.Name() == "postgres" {
 			q = q.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
@@ -52,7 +53,7 @@ func Claim(ctx context.Context, db *gorm.DB, claimer string, max int, lease time
 			return err
 		}
 		for _, r := range rows {
-			g, ok, err := grantOne(tx, r, claimer, lease, now)
+			g, ok, err := grantOne(tx, r, who.CredentialID, lease, now)
 			if err != nil {
 				return err
 			}

@@ -27,7 +27,7 @@ func TestClaim_ConcurrentClaimersNeverShareARollout(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for {
-					gs, err := fw.Claim(ctx, db, "c", 3, time.Minute, time.Now())
+					gs, err := fw.Claim(ctx, db, fw.Claimant{CredentialID: "c", AllProjects: true}, 3, time.Minute, time.Now())
 					if err != nil {
 						errs <- err
 						return

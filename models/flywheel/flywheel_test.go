@@ -25,7 +25,7 @@ func enqueue(t *testing.T, db *gorm.DB, deadline time.Time, maxAttempts int) str
 
 func claimOne(t *testing.T, db *gorm.DB, now time.Time, lease time.Duration) fw.Grant {
 	t.Helper()
-	gs, err := fw.Claim(ctx, db, "cred", 1, lease, now)
+	gs, err := fw.Claim(ctx, db, fw.Claimant{CredentialID: "cred", AllProjects: true}, 1, lease, now)
 	if err != nil || len(gs) != 1 {
 		t.Fatalf("claim: %v %d", err, len(gs))
 	}
@@ -54,8 +54,8 @@ func TestTurns_ReplayedBatchStoresNothingTwiceAndKeepsNullApartFromEmpty(t *test
 		if err != nil || acc != 0 || dup != 3 {
 			t.Fatalf("replay: %d %d %v", acc, dup, err)
 		}
-		t1, _ := fw.GetTurn(ctx, db, "a", "t1")
-		t2, _ := fw.GetTurn(ctx, db, "a", "t2")
+		t1, _ := fw.GetTurn(ctx, db, "", "a", "t1")
+		t2, _ := fw.GetTurn(ctx, db, "", "a", "t2")
 		if t1.ToolCalls != nil || t2.ToolCalls == nil || *t2.ToolCalls != "[]" {
 			t.Fatalf("null/[] not kept apart: %v %v", t1.ToolCalls, t2.ToolCalls)
 		}
@@ -132,7 +132,7 @@ func TestLease_AttemptsAreBounded(t *testing.T) {
 		if err != nil || res.Outcome != fw.ExpiryExhausted {
 			t.Fatalf("want exhausted: %+v %v", res, err)
 		}
-		if gs, _ := fw.Claim(ctx, db, "c", 5, time.Minute, now.Add(12*time.Second)); len(gs) != 0 {
+		if gs, _ := fw.Claim(ctx, db, fw.Claimant{CredentialID: "c", AllProjects: true}, 5, time.Minute, now.Add(12*time.Second)); len(gs) != 0 {
 			t.Fatal("an exhausted rollout must not be claimable")
 		}
 		if _, _, err := fw.Finalize(ctx, db, id, fw.StatusExcluded, "capacity", "", 0, now); err != nil {
@@ -180,7 +180,7 @@ func TestOutput_ForeignKeyAndDeadline(t *testing.T) {
 		now := time.Now()
 		enqueue(t, db, now.Add(time.Hour), 3)
 		enqueue(t, db, now.Add(time.Minute), 3)
-		gs, err := fw.Claim(ctx, db, "c", 2, 5*time.Minute, now)
+		gs, err := fw.Claim(ctx, db, fw.Claimant{CredentialID: "c", AllProjects: true}, 2, 5*time.Minute, now)
 		if err != nil || len(gs) != 2 {
 			t.Fatal(err, len(gs))
 		}

@@ -139,7 +139,7 @@ func leasedRollouts(b *testing.B, base string, n int) (*gorm.DB, []Holder) {
 	}
 	var holders []Holder
 	for len(holders) < n {
-		gs, err := Claim(ctx, db, "bench", MaxClaimBatch, time.Hour, now)
+		gs, err := Claim(ctx, db, Claimant{CredentialID: "bench", AllProjects: true}, MaxClaimBatch, time.Hour, now)
 		if err != nil || len(gs) == 0 {
 			b.Fatalf("claim: %v (%d leased)", err, len(holders))
 		}

@@ -112,5 +112,6 @@ func Migrations() []migrate.Migration {
 			// the workflow received (they coalesce).
 			return tx.Exec("ALTER TABLE flywheel_rollouts ADD COLUMN lease_heartbeats bigint NOT NULL DEFAULT 0").Error
 		}},
+		{ID: "2026120108_flywheel_owners", Up: migrateOwners},
 	}
 }

@@ -25,9 +25,14 @@ const (
 )
 
 // Turn is one production turn from POST /flywheel/turns, keyed by
-// (agent_id, turn_id). ToolCalls keeps the exact JSON received: nil means
-// the field was null (not reported), "[]" means observed zero calls.
+// (owner, agent_id, turn_id): the owner is the posting key's (KeyOwner),
+// so no key can pre-empt another's turn id. ToolCalls keeps the exact JSON
+// received: nil means the field was null (not reported), "[]" means
+// observed zero calls. BodySHA256 digests the turn as received (canonical
+// JSON), so a different body under a reused turn id is told apart from a
+// replay.
 type Turn struct {
+	Owner                 string  `gorm:"primaryKey;size:300"`
 	AgentID               string  `gorm:"primaryKey;size:255"`
 	TurnID                string  `gorm:"primaryKey;size:255"`
 	TaskID                *string `gorm:"size:255"`
@@ -40,6 +45,7 @@ type Turn struct {
 	AgentFingerprint      *string
 	OccurredAt            *string `gorm:"size:64"`
 	CredentialID          string  `gorm:"size:32;not null"`
+	BodySHA256            string  `gorm:"size:64;not null;default:''"`
 	ReceivedAt            time.Time
 }
 
@@ -50,8 +56,10 @@ func (Turn) TableName() string { return "flywheel_turns" }
 // its terminal state. Secrets (lease token, api key, LLM gateway token) are
 // stored as SHA-256 hashes only.
 type Rollout struct {
-	ID          string  `gorm:"primaryKey;size:40"`
-	EnqueueKey  *string `gorm:"size:300;uniqueIndex"`
+	ID         string  `gorm:"primaryKey;size:40"`
+	EnqueueKey *string `gorm:"size:300;uniqueIndex"`
+	// Owner says which agent keys may claim it (see Claimant.MayTake).
+	Owner       string  `gorm:"size:300;not null;default:''"`
 	Status      string  `gorm:"size:16;not null;index:idx_flywheel_rollouts_queue,priority:1"`
 	TurnInput   string  `gorm:"not null"`
 	TaskID      *string `gorm:"size:255"`

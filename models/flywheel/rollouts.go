@@ -12,8 +12,10 @@ import (
 // NewRollout is what the operator enqueues; ID is minted by the caller
 // before the row or its workflow exist.
 type NewRollout struct {
-	ID          string
-	EnqueueKey  *string
+	ID         string
+	EnqueueKey *string
+	// Owner says which agent keys may claim it (ValidOwner forms).
+	Owner       string
 	TurnInput   string
 	TaskID      *string
 	Metadata    *string
@@ -26,8 +28,11 @@ type NewRollout struct {
 // Enqueue stores a queued rollout. With an enqueue key already used it
 // stores nothing and returns the existing rollout with created false.
 func Enqueue(ctx context.Context, db *gorm.DB, n NewRollout) (Rollout, bool, error) {
+	if err := ValidOwner(n.Owner); err != nil {
+		return Rollout{}, false, err
+	}
 	r := Rollout{
-		ID: n.ID, EnqueueKey: n.EnqueueKey, Status: StatusQueued, TurnInput: n.TurnInput, TaskID: n.TaskID,
+		ID: n.ID, EnqueueKey: n.EnqueueKey, Owner: n.Owner, Status: StatusQueued, TurnInput: n.TurnInput, TaskID: n.TaskID,
 		Metadata: n.Metadata, SourceAgent: n.SourceAgent, SourceTurn: n.SourceTurn,
 		DeadlineAt: dbTime(n.DeadlineAt), MaxAttempts: n.MaxAttempts,
 	}
