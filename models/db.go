@@ -34,7 +34,14 @@ func Migrations() []migrate.Migration {
 
 // Open connects to url: a postgres:// (or postgresql://) URL, or
 // "sqlite:<path>" for the embedded dev database.
-func Open(url string) (*gorm.DB, error) {
+func Open(url string) (*gorm.DB, error) { return OpenPool(url, DefaultPool) }
+
+// OpenPool is Open with the PostgreSQL connection pool bounded by pool
+// (SQLite always keeps one connection).
+func OpenPool(url string, pool Pool) (*gorm.DB, error) {
+	if err := pool.Check(); err != nil {
+		return nil, err
+	}
 	cfg := &gorm.Config{
 		TranslateError: true,
 		Logger:         logger.Discard,
@@ -46,13 +53,9 @@ func Open(url string) (*gorm.DB, error) {
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
-		sqlDB, err := db.DB()
-		if err != nil {
+		if err := pool.apply(db); err != nil {
 			return nil, err
 		}
-		sqlDB.SetMaxOpenConns(32)
-		sqlDB.SetMaxIdleConns(32) // as many as open: a burst must not close and re-dial connections
-		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 		return db, nil
 	case strings.HasPrefix(url, "sqlite:"):
 		return openSQLite(strings.TrimPrefix(url, "sqlite:"), cfg)

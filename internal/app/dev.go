@@ -91,7 +91,7 @@ func StartDev(ctx context.Context, cfg config.Config, opts DevOptions) (*DevStac
 	if dbURL == "" {
 		dbURL = "sqlite:" + filepath.Join(dataDir, "gatehouse.db")
 	}
-	if s.db, err = models.Open(dbURL); err != nil {
+	if s.db, err = openDatabase(dbURL, cfg.DatabasePool, s.tel.Registry); err != nil {
 		return nil, err
 	}
 	if err := models.Migrate(s.db, s.log); err != nil {

@@ -26,7 +26,7 @@ func base(ctx context.Context, cfg config.Config, logOut io.Writer) (*services, 
 		return nil, err
 	}
 	s.tel = tel
-	db, err := models.Open(cfg.DatabaseURL)
+	db, err := openDatabase(cfg.DatabaseURL, cfg.DatabasePool, tel.Registry)
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,8 @@ type Config struct {
 	DatabaseURL string
 	// DataDir holds the dev stack's SQLite files and the filesystem blob store.
 	DataDir string
+	// DatabasePool bounds this process's PostgreSQL connections.
+	DatabasePool DatabasePool
 
 	// TemporalAddress is host:port of the Temporal frontend.
 	TemporalAddress string
@@ -161,6 +163,18 @@ type Features struct {
 	UnderscoreAliases bool
 }
 
+// DatabasePool bounds one process's PostgreSQL connection pool; every api
+// and worker replica has its own, so their sum plus Temporal's must stay
+// under the server's max_connections.
+type DatabasePool struct {
+	// MaxConns is the most connections open at once.
+	MaxConns int
+	// MaxIdleConns stay open while idle (at most MaxConns).
+	MaxIdleConns int
+	// ConnMaxLifetime recycles a connection after this long (0: never).
+	ConnMaxLifetime time.Duration
+}
+
 // Var describes one environment variable Gatehouse reads.
 type Var struct {
 	Name    string
@@ -174,6 +188,9 @@ var Vars = []Var{
 	{"GATEHOUSE_HTTP_ADDR", "127.0.0.1:8080", "API listen address"},
 	{"GATEHOUSE_PUBLIC_URL", "http://<GATEHOUSE_HTTP_ADDR>", "absolute base URL put into URLs handed to callers"},
 	{"GATEHOUSE_DATABASE_URL", "", "postgres:// URL (api, worker, migrate); dev uses SQLite when empty"},
+	{"GATEHOUSE_DATABASE_MAX_CONNS", "16", "most PostgreSQL connections this process opens (replicas × this + Temporal's pools must fit under max_connections)"},
+	{"GATEHOUSE_DATABASE_MAX_IDLE_CONNS", "16", "PostgreSQL connections kept open while idle (at most GATEHOUSE_DATABASE_MAX_CONNS)"},
+	{"GATEHOUSE_DATABASE_CONN_MAX_LIFETIME", "30m", "recycle a PostgreSQL connection after this long (0: never)"},
 	{"GATEHOUSE_DATA_DIR", "./.gatehouse", "dev data: SQLite files and blobs"},
 	{"GATEHOUSE_TEMPORAL_ADDRESS", "127.0.0.1:7233", "Temporal frontend host:port"},
 	{"GATEHOUSE_TEMPORAL_NAMESPACE", "default", "Temporal namespace"},
@@ -237,9 +254,12 @@ func FromEnv() (Config, error) { return FromLookup(os.LookupEnv) }
 func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 	r := reader{lookup: lookup}
 	c := Config{
-		HTTPAddr:               r.str("GATEHOUSE_HTTP_ADDR", "127.0.0.1:8080"),
-		DatabaseURL:            r.str("GATEHOUSE_DATABASE_URL", ""),
-		DataDir:                r.str("GATEHOUSE_DATA_DIR", ".gatehouse"),
+		HTTPAddr:    r.str("GATEHOUSE_HTTP_ADDR", "127.0.0.1:8080"),
+		DatabaseURL: r.str("GATEHOUSE_DATABASE_URL", ""),
+		DataDir:     r.str("GATEHOUSE_DATA_DIR", ".gatehouse"),
+		DatabasePool: DatabasePool{MaxConns: int(r.integer("GATEHOUSE_DATABASE_MAX_CONNS", 16)),
+			MaxIdleConns:    int(r.integer("GATEHOUSE_DATABASE_MAX_IDLE_CONNS", 16)),
+			ConnMaxLifetime: r.duration("GATEHOUSE_DATABASE_CONN_MAX_LIFETIME", 30*time.Minute)},
 		TemporalAddress:        r.str("GATEHOUSE_TEMPORAL_ADDRESS", "127.0.0.1:7233"),
 		TemporalNamespace:      r.str("GATEHOUSE_TEMPORAL_NAMESPACE", "default"),
 		TemporalAPIKey:         r.str("GATEHOUSE_TEMPORAL_API_KEY", ""),
