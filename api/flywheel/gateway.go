@@ -67,7 +67,7 @@ func (h *Handler) Gateway(c *gin.Context) {
 		rest.Abort(c, http.StatusForbidden, "forbidden", "this llm_url belongs to another rollout's api_key")
 		return
 	case errors.Is(err, models.ErrGone):
-		rest.Abort(c, http.StatusGone, "rollout_gone", "this rollout's output was accepted or its deadline passed")
+		rest.Abort(c, http.StatusGone, "rollout_gone", "this llm_url's lease expired or was superseded by a later lease, or the rollout's output was accepted or its deadline passed; nothing was counted")
 		return
 	case err != nil:
 		rest.Unavailable(c, "database unavailable")

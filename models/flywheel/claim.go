@@ -83,15 +83,16 @@ func grantOne(tx *gorm.DB, r Rollout, claimer string, lease time.Duration, now t
 			"status": StatusLeased, "lease_epoch": r.LeaseEpoch + 1,
 			"lease_token_hash": Hash(g.LeaseToken), "api_key_hash": Hash(g.APIKey), "llm_token_hash": Hash(g.LLMToken),
 			"lease_seconds": lease.Seconds(), "lease_expires_at": expires, "lease_heartbeats": 0, "updated_at": now,
+			"llm_calls_observed": 0, // the gateway counts per lease
 		})
 	if res.Error != nil || res.RowsAffected != 1 {
 		return Grant{}, false, res.Error
 	}
-	l := Lease{RolloutID: id, Epoch: r.LeaseEpoch + 1, APIKeyHash: Hash(g.APIKey), ClaimedBy: claimer, GrantedAt: now, ExpiresAt: expires}
+	l := Lease{RolloutID: id, Epoch: r.LeaseEpoch + 1, APIKeyHash: Hash(g.APIKey), LLMTokenHash: Hash(g.LLMToken), ClaimedBy: claimer, GrantedAt: now, ExpiresAt: expires}
 	if err := tx.Create(&l).Error; err != nil {
 		return Grant{}, false, err
 	}
-	r.Status, r.LeaseEpoch, r.LeaseExpiresAt, r.LeaseSeconds = StatusLeased, l.Epoch, &expires, lease.Seconds()
+	r.Status, r.LeaseEpoch, r.LeaseExpiresAt, r.LeaseSeconds, r.LLMCallsObserved = StatusLeased, l.Epoch, &expires, lease.Seconds(), 0
 	g.Rollout = r
 	return g, true, nil
 }

@@ -15,32 +15,55 @@ type GatewayLease struct {
 	Epoch     int64
 }
 
-// ResolveGateway admits a gateway request: the token must be the current
-// lease's LLM token, presented with that lease's api key, before the output
-// is accepted and the deadline passes. Unknown token ⇒ ErrUnknownKey;
-// another key ⇒ ErrForeignKey; ended ⇒ ErrGone.
+// ResolveGateway admits a gateway request: the token must be the current,
+// unexpired lease's LLM token, presented with that lease's api key, before
+// the output is accepted and the deadline passes. Unknown token ⇒
+// ErrUnknownKey; another key ⇒ ErrForeignKey; a lease expired or
+// superseded by a later one, or a rollout ended ⇒ ErrGone.
 func ResolveGateway(ctx context.Context, db *gorm.DB, llmToken, apiKey string, now time.Time) (GatewayLease, error) {
+	db = db.WithContext(ctx)
+	tokenHash := Hash(llmToken)
+	var ls []Lease
+	if err := db.Where("llm_token_hash = ?", tokenHash).Limit(1).Find(&ls).Error; err != nil {
+		return GatewayLease{}, err
+	}
+	q := db.Where("llm_token_hash = ?", tokenHash) // a lease granted before leases kept the token
+	if len(ls) == 1 {
+		q = db.Where("id = ?", ls[0].RolloutID)
+	}
 	var r Rollout
-	err := db.WithContext(ctx).Where("llm_token_hash = ?", Hash(llmToken)).Take(&r).Error
+	err := q.Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return GatewayLease{}, ErrUnknownKey
 	}
 	if err != nil {
 		return GatewayLease{}, err
 	}
-	if !sameHash(r.APIKeyHash, Hash(apiKey)) {
+	epoch, keyHash := r.LeaseEpoch, r.APIKeyHash
+	if len(ls) == 1 {
+		epoch, keyHash = ls[0].Epoch, ls[0].APIKeyHash
+	}
+	if !sameHash(keyHash, Hash(apiKey)) {
 		return GatewayLease{}, ErrForeignKey
 	}
-	if r.OutputAt != nil || r.Status != StatusLeased || !now.Before(r.DeadlineAt) {
+	switch {
+	case r.OutputAt != nil || r.Status != StatusLeased || !now.Before(r.DeadlineAt):
 		return GatewayLease{}, ErrGone
+	case epoch != r.LeaseEpoch || !sameHash(r.LLMTokenHash, tokenHash):
+		return GatewayLease{}, ErrGone // superseded by a later lease
+	case r.LeaseExpiresAt == nil || !now.Before(*r.LeaseExpiresAt):
+		return GatewayLease{}, ErrGone // expired, not yet revoked by the workflow
 	}
 	return GatewayLease{RolloutID: r.ID, Epoch: r.LeaseEpoch}, nil
 }
 
 // RecordCall logs one proxied call, keyed by its call id, and counts it as
-// an observed completion when it is one and the upstream accepted it. A
-// repeated call id writes and counts nothing. The gateway's count is the
-// authority for llm_calls_observed.
+// an observed completion of its lease epoch when it is one and the
+// upstream accepted it: on the lease's row always, and on the rollout's
+// current-lease count only while that lease is still current (a call of a
+// superseded lease finishing late never counts for the next). A repeated
+// call id writes and counts nothing. The gateway's count is the authority
+// for llm_calls_observed.
 func RecordCall(ctx context.Context, db *gorm.DB, c GatewayCall) error {
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&c)
@@ -50,7 +73,11 @@ func RecordCall(ctx context.Context, db *gorm.DB, c GatewayCall) error {
 		if !c.Completion || c.Status < 200 || c.Status > 299 {
 			return nil
 		}
-		return tx.Model(&Rollout{}).Where("id = ?", c.RolloutID).
+		if err := tx.Model(&Lease{}).Where("rollout_id = ? AND epoch = ?", c.RolloutID, c.Epoch).
+			UpdateColumn("llm_calls", gorm.Expr("llm_calls + 1")).Error; err != nil {
+			return err
+		}
+		return tx.Model(&Rollout{}).Where("id = ? AND lease_epoch = ?", c.RolloutID, c.Epoch).
 			UpdateColumn("llm_calls_observed", gorm.Expr("llm_calls_observed + 1")).Error
 	})
 }

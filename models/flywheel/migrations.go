@@ -113,5 +113,19 @@ func Migrations() []migrate.Migration {
 			return tx.Exec("ALTER TABLE flywheel_rollouts ADD COLUMN lease_heartbeats bigint NOT NULL DEFAULT 0").Error
 		}},
 		{ID: "2026120108_flywheel_owners", Up: migrateOwners},
+		{ID: "2026120109_flywheel_lease_llm_calls", Up: func(tx *gorm.DB) error {
+			// The gateway counts per lease epoch and tells an ended
+			// lease's llm_url (410) from an unknown one (404).
+			for _, stmt := range []string{
+				"ALTER TABLE flywheel_leases ADD COLUMN llm_token_hash varchar(64) NOT NULL DEFAULT ''",
+				"ALTER TABLE flywheel_leases ADD COLUMN llm_calls bigint NOT NULL DEFAULT 0",
+				"CREATE INDEX idx_flywheel_leases_llm_token_hash ON flywheel_leases (llm_token_hash)",
+			} {
+				if err := tx.Exec(stmt).Error; err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
 	}
 }

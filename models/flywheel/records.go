@@ -77,10 +77,13 @@ type Rollout struct {
 	LeaseSeconds   float64 `gorm:"not null;default:0"`
 	LeaseExpiresAt *time.Time
 	// LeaseHeartbeats counts the heartbeats that landed on the current lease.
-	LeaseHeartbeats  int64 `gorm:"not null;default:0"`
-	OutputAt         *time.Time
-	ExclusionReason  *string `gorm:"size:40"`
-	ExclusionDetail  *string
+	LeaseHeartbeats int64 `gorm:"not null;default:0"`
+	OutputAt        *time.Time
+	ExclusionReason *string `gorm:"size:40"`
+	ExclusionDetail *string
+	// LLMCallsObserved is the gateway's count of accepted completions of
+	// the current lease (reset with every grant); an output is reconciled
+	// against the count of the lease it was accepted under.
 	LLMCallsObserved int64     `gorm:"not null;default:0"`
 	CreatedAt        time.Time `gorm:"index:idx_flywheel_rollouts_queue,priority:2"`
 	UpdatedAt        time.Time
@@ -103,6 +106,12 @@ type Lease struct {
 	Heartbeats int64 `gorm:"not null;default:0"`
 	EndedAt    *time.Time
 	EndReason  *string `gorm:"size:40"`
+	// LLMTokenHash is this lease's llm_url token, kept after the lease
+	// ends so its llm_url answers 410 (ended) rather than 404.
+	LLMTokenHash string `gorm:"size:64;not null;default:'';index"`
+	// LLMCalls counts the accepted completions made through this lease's
+	// llm_url: the gateway's count is per lease epoch.
+	LLMCalls int64 `gorm:"not null;default:0"`
 }
 
 // TableName pins the table name.
