@@ -22,10 +22,14 @@ type StateQuerier interface {
 
 // Retry budget of a session query that fails transiently (a worker just
 // died, the frontend is briefly unavailable): a lost worker costs the
-// caller a delay, not an error.
+// caller a delay, not an error. The budget is the attempts' deadline, and
+// the SDK gives each call half of what is left: the first call outlasts
+// the sticky queue's schedule-to-start timeout (5 s), after which the
+// server stops waiting for a dead worker that held the workflow, resets
+// the stickiness and asks a live worker, so a later attempt, if needed,
+// reaches a live worker at once.
 const (
 	queryRetryBudget  = 15 * time.Second
-	queryAttemptLimit = 6 * time.Second
 	queryBackoffFirst = 200 * time.Millisecond
 	queryBackoffMax   = 2 * time.Second
 )
@@ -75,44 +79,29 @@ func StoredSession(ctx context.Context, db *gorm.DB, sessionID string) (wf.Sessi
 // ErrSessionGone when the workflow does not exist.
 func querySession(ctx context.Context, q StateQuerier, sessionID string) (wf.SessionState, error) {
 	var st wf.SessionState
-	deadline := time.Now().Add(queryRetryBudget)
+	bctx, cancel := context.WithTimeout(ctx, queryRetryBudget)
+	defer cancel()
 	wait := queryBackoffFirst
 	for {
-		err := queryOnce(ctx, q, sessionID, min(queryAttemptLimit, time.Until(deadline)), &st)
+		v, err := q.QueryWorkflow(bctx, wf.SessionWorkflowID(sessionID), "", wf.StateQuery)
+		if err == nil {
+			return st, v.Get(&st)
+		}
 		var gone *serviceerror.NotFound
-		switch {
-		case err == nil:
-			return st, nil
-		case errors.As(err, &gone):
+		if errors.As(err, &gone) {
 			return st, fmt.Errorf("%w: %v", ErrSessionGone, err)
-		case ctx.Err() != nil || !transient(err) || time.Until(deadline) < wait:
+		}
+		if !transient(err) {
 			return st, err
 		}
 		select {
-		case <-ctx.Done():
+		case <-bctx.Done():
 			return st, err
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, queryBackoffMax)
 	}
 }
-
-func queryOnce(ctx context.Context, q StateQuerier, sessionID string, limit time.Duration, st *wf.SessionState) error {
-	actx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	v, err := q.QueryWorkflow(actx, wf.SessionWorkflowID(sessionID), "", wf.StateQuery)
-	if err != nil {
-		if ctx.Err() == nil && actx.Err() != nil {
-			return fmt.Errorf("%w: %w", errAttemptTimedOut, err)
-		}
-		return err
-	}
-	return v.Get(st)
-}
-
-// errAttemptTimedOut marks one query attempt that ran out of its own time
-// while the caller's context still had some.
-var errAttemptTimedOut = errors.New("flylab: session query attempt timed out")
 
 // transient reports whether a failed query is worth asking again: the
 // worker holding the workflow died ("query timed out before a worker could
@@ -126,7 +115,7 @@ func transient(err error) bool {
 		notReady *serviceerror.WorkflowNotReady
 		aborted  *serviceerror.Aborted
 	)
-	return errors.Is(err, errAttemptTimedOut) || errors.Is(err, context.DeadlineExceeded) ||
+	return errors.Is(err, context.DeadlineExceeded) ||
 		errors.As(err, &deadline) || errors.As(err, &down) || errors.As(err, &busy) ||
 		errors.As(err, &notReady) || errors.As(err, &aborted)
 }
