@@ -59,6 +59,8 @@ type Handler struct {
 	log      *slog.Logger
 	// heartbeats delivers heartbeat signals off the request path.
 	heartbeats *heartbeatSignaller
+	// outputs delivers output notices off the request path.
+	outputs *outputNotifier
 }
 
 // New compiles the contract once and returns the handlers.
@@ -91,7 +93,8 @@ func New(db *gorm.DB, t Temporal, log *slog.Logger, opts Options) (*Handler, err
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{db: db, temporal: t, schemas: schemas, opts: opts, log: log, heartbeats: newHeartbeatSignaller(t, log)}, nil
+	return &Handler{db: db, temporal: t, schemas: schemas, opts: opts, log: log, heartbeats: newHeartbeatSignaller(t, log),
+		outputs: newOutputNotifier(t, log)}, nil
 }
 
 // clampLease applies the configured bounds to a requested lease.

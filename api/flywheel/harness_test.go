@@ -28,6 +28,9 @@ type fakeTemporal struct {
 	signals []string
 	started []string
 	failSig bool
+	// hold, when set, blocks every signal until it is closed (a slow
+	// or unreachable Temporal).
+	hold chan struct{}
 }
 
 func (f *fakeTemporal) ExecuteWorkflow(_ context.Context, o client.StartWorkflowOptions, _ any, _ ...any) (client.WorkflowRun, error) {
@@ -38,6 +41,12 @@ func (f *fakeTemporal) ExecuteWorkflow(_ context.Context, o client.StartWorkflow
 }
 
 func (f *fakeTemporal) SignalWorkflow(_ context.Context, id, _, name string, _ any) error {
+	f.mu.Lock()
+	hold := f.hold
+	f.mu.Unlock()
+	if hold != nil {
+		<-hold
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.failSig {

@@ -137,7 +137,8 @@ func decodeOutput(body []byte) (models.Output, string, error) {
 
 // Output handles POST /flywheel/rollouts/:id/output: validate against
 // RolloutOutput (server-authored fields fail additionalProperties: false),
-// accept once under the current lease, then tell the workflow.
+// accept once under the current lease (the row is the authority), answer,
+// and tell the workflow off the request path (outputNotifier).
 func (h *Handler) Output(c *gin.Context) {
 	hd, ok := holder(c)
 	if !ok {
@@ -167,9 +168,6 @@ func (h *Handler) Output(c *gin.Context) {
 		return
 	}
 	h.heartbeats.forget(hd.RolloutID)
-	if err := h.temporal.SignalWorkflow(c.Request.Context(), wf.WorkflowID(hd.RolloutID), "", wf.OutputSignal,
-		wf.OutputNotice{Epoch: epoch}); err != nil {
-		h.log.Warn("output signal not delivered; the workflow finds the output at lease expiry", "rollout_id", hd.RolloutID, "err", err)
-	}
+	h.outputs.notify(hd.RolloutID, epoch)
 	c.JSON(http.StatusOK, gin.H{"accepted": true, "rollout_id": hd.RolloutID})
 }
