@@ -1,18 +1,14 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -38,13 +34,16 @@ type Options struct {
 	StdoutCap int
 	// HTTP is the client (default: 30 s timeout).
 	HTTP *http.Client
+	// LLMTransport forwards the agent's LLM calls to the llm_url (default:
+	// http.DefaultTransport).
+	LLMTransport http.RoundTripper
 	// Log receives progress (default: discarded).
 	Log *slog.Logger
 }
 
 func (o *Options) defaults() error {
 	if o.Server == "" || o.AgentKey == "" || len(o.Command) == 0 {
-		return errors.New("runner: --server, --agent-key and an agent command are required")
+		return errors.New("runner: a server, an agent key and an agent command are required")
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = 1
@@ -60,6 +59,9 @@ func (o *Options) defaults() error {
 	}
 	if o.HTTP == nil {
 		o.HTTP = &http.Client{Timeout: 30 * time.Second}
+	}
+	if o.LLMTransport == nil {
+		o.LLMTransport = http.DefaultTransport
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -138,7 +140,9 @@ func heartbeatEvery(r RolloutRequest, leaseS float64, claimedAt time.Time) time.
 }
 
 // runOne runs the agent for one rollout and posts its output, unless the
-// lease was lost (a fenced runner must not report).
+// lease was lost (a fenced runner must not report). The agent is stopped
+// a margin before deadline_ts, so even a deadline_exceeded report (with
+// its artifacts) lands while the server still accepts it.
 func runOne(ctx context.Context, c *client, opts Options, r RolloutRequest, claimedAt time.Time) {
 	log := opts.Log.With("rollout_id", r.RolloutID)
 	deadline := time.UnixMicro(int64(r.DeadlineTS * 1e6))
@@ -147,13 +151,15 @@ func runOne(ctx context.Context, c *client, opts Options, r RolloutRequest, clai
 		log.Error("artifacts dir", "err", err)
 		return
 	}
-	runCtx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
+	leaseCtx, cancelLease := context.WithDeadline(ctx, deadline)
+	defer cancelLease()
 	lost := make(chan struct{})
 	var lostOnce sync.Once
-	go keepLease(runCtx, c, r, heartbeatEvery(r, opts.LeaseS, claimedAt), func() { lostOnce.Do(func() { close(lost); cancel() }) }, log)
+	go keepLease(leaseCtx, c, r, heartbeatEvery(r, opts.LeaseS, claimedAt), func() { lostOnce.Do(func() { close(lost); cancelLease() }) }, log)
 
-	res := runAgent(runCtx, opts, r, dir)
+	agentCtx, cancelAgent := context.WithDeadline(leaseCtx, deadline.Add(-reportMargin(time.Until(deadline))))
+	defer cancelAgent()
+	res := runAgentWithProxy(agentCtx, opts, r, dir)
 	select {
 	case <-lost:
 		log.Warn("lease lost; not reporting")
@@ -161,22 +167,30 @@ func runOne(ctx context.Context, c *client, opts Options, r RolloutRequest, clai
 	default:
 	}
 	out := map[string]any{"final_text": res.stdout, "tool_calls": nil}
-	switch {
-	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
-		out["exclusion"] = map[string]any{"reason": "deadline_exceeded", "detail": "the agent was still running at deadline_ts"}
-	case res.err != nil:
-		out["exclusion"] = map[string]any{"reason": "agent_exit_nonzero", "detail": res.err.Error()}
-		out["success"] = false
+	if res.llmCalls != nil {
+		out["llm_call_count"] = *res.llmCalls
+	}
+	if reason, detail := exclusionOf(ctx, agentCtx, res); reason != "" {
+		out["exclusion"] = map[string]any{"reason": reason, "detail": detail}
+		if reason == ExclusionAgentExit {
+			out["success"] = false
+		}
 	}
 	if arts, err := collectArtifacts(dir, opts.InlineFileCap, opts.InlineReportCap); err == nil {
 		out["artifacts"] = arts
 	}
 	out["timing"] = map[string]any{"wall_s": res.wall.Seconds()}
-	postCtx, cancelPost := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	postCtx, cancelPost := context.WithDeadline(context.WithoutCancel(ctx), deadline)
 	defer cancelPost()
 	if err := postOutput(postCtx, c, r, out); err != nil {
 		log.Error("output not accepted", "err", err)
 	}
+}
+
+// reportMargin is how long before deadline_ts the agent is stopped so the
+// report still lands: a tenth of the time left, between 200 ms and 5 s.
+func reportMargin(left time.Duration) time.Duration {
+	return min(max(left/10, 200*time.Millisecond), 5*time.Second)
 }
 
 func postOutput(ctx context.Context, c *client, r RolloutRequest, out map[string]any) error {
@@ -230,67 +244,4 @@ func artifactsDir(work string, r RolloutRequest) (string, error) {
 	}
 	dir := filepath.Join(work, rel)
 	return dir, os.MkdirAll(dir, 0o755)
-}
-
-type agentResult struct {
-	stdout string
-	err    error
-	wall   time.Duration
-}
-
-// runAgent spawns the command with the rollout's configuration only in its
-// environment; the runner's own credentials are stripped from it.
-func runAgent(ctx context.Context, opts Options, r RolloutRequest, dir string) agentResult {
-	cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
-	cmd.Dir = dir
-	cmd.Env = agentEnv(os.Environ(), r, dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdout := &capped{max: opts.StdoutCap}
-	var stderr capped
-	stderr.max = 4096
-	cmd.Stdout, cmd.Stderr = stdout, &stderr
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return agentResult{err: fmt.Errorf("entrypoint: %w", err)}
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		err = <-done
-	}
-	if err != nil && stderr.b.Len() > 0 {
-		err = fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.b.String()))
-	}
-	return agentResult{stdout: strings.TrimRight(stdout.b.String(), "\n"), err: err, wall: time.Since(start)}
-}
-
-func agentEnv(base []string, r RolloutRequest, dir string) []string {
-	env := make([]string, 0, len(base)+6)
-	for _, kv := range base {
-		if strings.HasPrefix(kv, "GATEHOUSE_") || strings.HasPrefix(kv, "OPENAI_") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env,
-		"OPENAI_BASE_URL="+r.LLMURL, "OPENAI_API_KEY="+r.APIKey,
-		"GATEHOUSE_ROLLOUT_ID="+r.RolloutID, "GATEHOUSE_TURN_INPUT="+r.TurnInput,
-		"GATEHOUSE_ARTIFACTS_DIR="+dir, fmt.Sprintf("GATEHOUSE_DEADLINE_TS=%.6f", r.DeadlineTS))
-}
-
-// capped keeps the first max bytes written and drops the rest.
-type capped struct {
-	b   bytes.Buffer
-	max int
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - c.b.Len(); room > 0 {
-		c.b.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
 }

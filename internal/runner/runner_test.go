@@ -19,6 +19,16 @@ type fakeServer struct {
 	heartbeats int
 	outputs    map[string]map[string]any
 	auth       []string
+	// deadline is each rollout's budget (default 3 s); an output after
+	// deadline_ts is answered 410 and recorded in late.
+	deadline  time.Duration
+	late      []string
+	deadlines map[string]float64
+	// metadata is handed with every rollout when set.
+	metadata map[string]any
+	// llm records the gateway calls (path and bearer) it answered.
+	llm []string
+	url string
 }
 
 func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -26,13 +36,40 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer f.mu.Unlock()
 	f.auth = append(f.auth, r.URL.Path+" "+r.Header.Get("Authorization")+" "+r.Header.Get("Flywheel-Lease-Token"))
 	switch {
+	case strings.HasPrefix(r.URL.Path, "/llm/"):
+		f.llm = append(f.llm, r.URL.Path+" "+r.Header.Get("Authorization"))
+		if strings.HasSuffix(r.URL.Path, "/fail/chat/completions") || strings.Contains(r.URL.RawQuery, "fail") {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		_, _ = w.Write([]byte(`{"choices":[{"message":{"content":"hi"}}]}`))
 	case r.URL.Path == "/flywheel/claim":
 		var rs []any
+		budget := f.deadline
+		if budget == 0 {
+			budget = 3 * time.Second
+		}
+		llmURL := "http://llm.test/llm/lg_x/v1"
+		if f.url != "" {
+			llmURL = f.url + "/llm/lg_x/v1"
+		}
 		for _, in := range f.queue {
 			exp := float64(time.Now().Add(900*time.Millisecond).UnixMicro()) / 1e6
-			rs = append(rs, map[string]any{"rollout_id": "ro_" + in, "turn_input": in, "llm_url": "http://llm.test/llm/lg_x/v1",
-				"api_key": "rk_" + in, "artifacts_dir": "rollouts/ro_" + in + "/artifacts", "deadline_ts": float64(time.Now().Add(3 * time.Second).Unix()),
-				"lease_token": "lt_" + in, "lease_expires_ts": exp})
+			name := in
+			if len(name) > 32 {
+				name = "big"
+			}
+			ro := map[string]any{"rollout_id": "ro_" + name, "turn_input": in, "llm_url": llmURL,
+				"api_key": "rk_" + name, "artifacts_dir": "rollouts/ro_" + name + "/artifacts", "deadline_ts": float64(time.Now().Add(budget).UnixMicro()) / 1e6,
+				"lease_token": "lt_" + name, "lease_expires_ts": exp}
+			if f.metadata != nil {
+				ro["metadata"] = f.metadata
+			}
+			rs = append(rs, ro)
+			if f.deadlines == nil {
+				f.deadlines = map[string]float64{}
+			}
+			f.deadlines["ro_"+name] = ro["deadline_ts"].(float64)
 		}
 		f.queue = nil
 		if rs == nil {
@@ -43,6 +80,12 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.heartbeats++
 		_, _ = w.Write([]byte(`{"lease_expires_ts": 0}`))
 	case strings.HasSuffix(r.URL.Path, "/output"):
+		id := strings.Split(r.URL.Path, "/")[3]
+		if d, ok := f.deadlines[id]; ok && float64(time.Now().UnixMicro())/1e6 >= d {
+			f.late = append(f.late, id)
+			w.WriteHeader(http.StatusGone)
+			return
+		}
 		raw, _ := io.ReadAll(r.Body)
 		var out map[string]any
 		_ = json.Unmarshal(raw, &out)
@@ -53,9 +96,17 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func run(t *testing.T, f *fakeServer, n int, cmd ...string) {
 	t.Helper()
+	runCtx(t, context.Background(), f, n, cmd...)
+}
+
+func runCtx(t *testing.T, parent context.Context, f *fakeServer, n int, cmd ...string) {
+	t.Helper()
 	srv := httptest.NewServer(f)
 	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	f.mu.Lock()
+	f.url = srv.URL
+	f.mu.Unlock()
+	ctx, cancel := context.WithTimeout(parent, 20*time.Second)
 	defer cancel()
 	t.Setenv("GATEHOUSE_SECRET_PROBE", "runner-only")
 	if err := Run(ctx, Options{Server: srv.URL, AgentKey: "mk_runner", Command: cmd, WorkDir: t.TempDir(), MaxRollouts: n, Concurrency: 2, InlineFileCap: 16}); err != nil {
@@ -75,8 +126,8 @@ sleep 0.5`
 	if ok == nil {
 		t.Fatalf("no output for ro_hello: %v", f.outputs)
 	}
-	if ok["final_text"] != "answer to hello via http://llm.test/llm/lg_x/v1 key rk_hello secret=none" {
-		t.Fatalf("final_text %q (the runner's own GATEHOUSE_* must not reach the agent)", ok["final_text"])
+	if ft, _ := ok["final_text"].(string); !strings.HasPrefix(ft, "answer to hello via http://127.0.0.1:") || !strings.HasSuffix(ft, "/v1 key rk_hello secret=none") {
+		t.Fatalf("final_text %q (the agent's LLM is the runner's counting proxy; the runner's own GATEHOUSE_* must not reach it)", ok["final_text"])
 	}
 	if _, present := ok["tool_calls"]; !present || ok["tool_calls"] != nil || ok["exclusion"] != nil {
 		t.Fatalf("a runner that cannot observe tool calls reports null, never a list: %v", ok)
