@@ -20,7 +20,9 @@ func BenchmarkProductionTopology_FlywheelVsSkipLocked(b *testing.B) {
 			runLeaseBench(b, leaser{base: srv.URL, claimPath: "/claim", hbPath: func(l lease) string { return "/heartbeat/" + l.ID }}, n)
 		})
 		b.Run(fmt.Sprintf("gatehouse-prod/n=%d", n), func(b *testing.B) {
-			p := startProdStack(b)
+			// Production's pool sizing (the chart's defaults), not the
+			// test stack's smaller one.
+			p := startProdStack(b, "GATEHOUSE_DATABASE_MAX_CONNS=16", "GATEHOUSE_DATABASE_MAX_IDLE_CONNS=16")
 			enqueueRollouts(b, p.Stack, n, "bench ")
 			q := leaser{base: p.APIURL, claimPath: "/flywheel/claim", claimToken: p.APIKey,
 				hbPath: func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" }}

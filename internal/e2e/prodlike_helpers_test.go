@@ -31,7 +31,8 @@ type prodStack struct {
 
 // startProdStack starts a real Temporal server on PostgreSQL, Gatehouse on
 // PostgreSQL, 2 api and 2 worker processes (this test binary in a child
-// role), a gofakes3 store and the front; it stops when the test ends.
+// role), a gofakes3 store and the front; it stops when the test ends. env
+// (KEY=VALUE) is added to every role's environment.
 // Without GATEHOUSE_TEST_DATABASE_URL it skips outside CI and fails in CI.
 func startProdStack(t testing.TB, env ...string) *prodStack {
 	t.Helper()
@@ -55,7 +56,11 @@ func startProdStack(t testing.TB, env ...string) *prodStack {
 		ModuleDir: root, Dir: dir, BinDir: filepath.Join(toolsDir(), "temporal"),
 		PostgresURL: base, Name: "e2e_" + hex.EncodeToString(suffix),
 		Gatehouse: childRoleCommand,
-		Env:       append([]string{"GATEHOUSE_SHUTDOWN_TIMEOUT=10s"}, env...),
+		// The e2e package runs other PostgreSQL-backed tests beside this
+		// stack, so its pools are smaller than production's (4 × 8 + 12);
+		// env may restore them (later entries win).
+		TemporalMaxConns: 10,
+		Env:              append([]string{"GATEHOUSE_SHUTDOWN_TIMEOUT=10s", "GATEHOUSE_DATABASE_MAX_CONNS=8", "GATEHOUSE_DATABASE_MAX_IDLE_CONNS=8"}, env...),
 	})
 	if err != nil {
 		t.Fatalf("start production topology: %v", err)

@@ -34,6 +34,10 @@ type Options struct {
 	Retention time.Duration
 	// Namespace is the Temporal namespace (default "default").
 	Namespace string
+	// TemporalMaxConns bounds the Temporal server's default store pool
+	// (default 20, as in its development-postgres12 configuration; its
+	// visibility pool is a fifth of it, at least 2).
+	TemporalMaxConns int
 	// Gatehouse says how to run a Gatehouse role ("migrate", "api", "worker").
 	Gatehouse func(role string) Command
 	// Env is added to every Gatehouse role's environment (KEY=VALUE).
@@ -91,6 +95,9 @@ func (o *Options) defaults() error {
 	if o.Namespace == "" {
 		o.Namespace = "default"
 	}
+	if o.TemporalMaxConns == 0 {
+		o.TemporalMaxConns = 20
+	}
 	return nil
 }
 
@@ -126,7 +133,8 @@ func (s *Stack) start(ctx context.Context) error {
 		return err
 	}
 	s.databases = []string{s.opts.Name + "_temporal", s.opts.Name + "_temporal_vis", s.opts.Name + "_gatehouse"}
-	temporal, err := startTemporal(ctx, bins, s.pg, s.opts.Dir, s.opts.Name, s.opts.Namespace, s.opts.HistoryShards, s.opts.Retention)
+	temporal, err := startTemporal(ctx, bins, s.pg, s.opts.Dir, s.opts.Name, s.opts.Namespace,
+		temporalShape{shards: s.opts.HistoryShards, retention: s.opts.Retention, maxConns: s.opts.TemporalMaxConns})
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,15 @@ var temporalSchemas = []struct{ suffix, schema string }{
 // startTemporal creates the server's two databases with Temporal's SQL
 // tool, starts the server and registers namespace (with retention) and
 // Gatehouse's search attributes.
-func startTemporal(ctx context.Context, bins Binaries, pg postgres, dir, prefix, namespace string, shards int, retention time.Duration) (*temporalServer, error) {
+// temporalShape sizes the server: history shards, the namespace's
+// retention, and its PostgreSQL pool.
+type temporalShape struct {
+	shards    int
+	retention time.Duration
+	maxConns  int
+}
+
+func startTemporal(ctx context.Context, bins Binaries, pg postgres, dir, prefix, namespace string, shape temporalShape) (*temporalServer, error) {
 	for _, s := range temporalSchemas {
 		name := prefix + s.suffix
 		if err := pg.create(ctx, name); err != nil {
@@ -55,7 +63,8 @@ func startTemporal(ctx context.Context, bins Binaries, pg postgres, dir, prefix,
 	}
 	tp := newTemporalPorts(ports)
 	path, err := writeTemporalConfig(dir, temporalConfig{Ports: tp, Host: pg.host(), Port: pg.port(), User: pg.user(),
-		Password: pg.password(), Database: prefix + temporalSchemas[0].suffix, Visibility: prefix + temporalSchemas[1].suffix, Shards: shards})
+		Password: pg.password(), Database: prefix + temporalSchemas[0].suffix, Visibility: prefix + temporalSchemas[1].suffix,
+		Shards: shape.shards, MaxConns: shape.maxConns, VisibilityMaxConns: max(2, shape.maxConns/5)})
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +74,7 @@ func startTemporal(ctx context.Context, bins Binaries, pg postgres, dir, prefix,
 		return nil, err
 	}
 	t := &temporalServer{proc: proc, address: loopback(tp.Frontend)}
-	if err := t.prepareNamespace(ctx, namespace, retention); err != nil {
+	if err := t.prepareNamespace(ctx, namespace, shape.retention); err != nil {
 		proc.Kill()
 		return nil, fmt.Errorf("%w (server log: %s)", err, proc.Log)
 	}

@@ -28,6 +28,8 @@ type temporalConfig struct {
 	Host, Port, User, Password string
 	Database, Visibility       string
 	Shards                     int
+	MaxConns                   int
+	VisibilityMaxConns         int
 	DynamicConfigPath          string
 }
 
@@ -50,8 +52,8 @@ persistence:
         connectProtocol: tcp
         user: "{{.User}}"
         password: "{{.Password}}"
-        maxConns: 20
-        maxIdleConns: 20
+        maxConns: {{.MaxConns}}
+        maxIdleConns: {{.MaxConns}}
         maxConnLifetime: 1h
     visibility:
       sql:
@@ -61,8 +63,8 @@ persistence:
         connectProtocol: tcp
         user: "{{.User}}"
         password: "{{.Password}}"
-        maxConns: 4
-        maxIdleConns: 4
+        maxConns: {{.VisibilityMaxConns}}
+        maxIdleConns: {{.VisibilityMaxConns}}
         maxConnLifetime: 1h
 global:
   membership:
