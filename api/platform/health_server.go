@@ -10,6 +10,7 @@ import (
 // no API of its own (the worker), so its probes and scrapes look the same
 // as the API's. Every other path answers 404.
 func HealthHandler(checks Dependencies, metrics http.Handler) http.Handler {
+	gin.SetMode(gin.ReleaseMode) // no debug route dump in a production log
 	engine := gin.New()
 	engine.GET("/healthz", Healthz)
 	engine.GET("/readyz", Readyz(checks))
