@@ -19,6 +19,7 @@ import (
 	"github.com/gatehouse/gatehouse/api/rest"
 	"github.com/gatehouse/gatehouse/models"
 	fwmodels "github.com/gatehouse/gatehouse/models/flywheel"
+	"github.com/gatehouse/gatehouse/models/modelstest"
 	"github.com/gatehouse/gatehouse/models/platform"
 )
 
@@ -74,6 +75,21 @@ func newTestEnv(t testing.TB, opts Options) *testEnv {
 	if err := models.Migrate(db, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
+	return newTestEnvOn(t, db, opts)
+}
+
+// eachTestEnv runs fn on a handler over SQLite and, when
+// GATEHOUSE_TEST_DATABASE_URL is set, over PostgreSQL.
+func eachTestEnv(t *testing.T, opts Options, fn func(t *testing.T, e *testEnv)) {
+	t.Helper()
+	for _, d := range modelstest.Open(t) {
+		t.Run(d.Name, func(t *testing.T) { fn(t, newTestEnvOn(t, d.DB, opts)) })
+	}
+}
+
+// newTestEnvOn mounts the handlers on a migrated database.
+func newTestEnvOn(t testing.TB, db *gorm.DB, opts Options) *testEnv {
+	t.Helper()
 	ctx := context.Background()
 	agent, err := platform.Mint(ctx, db, platform.MintRequest{Role: platform.RoleAgent, Name: "agent", AllProjects: true})
 	if err != nil {

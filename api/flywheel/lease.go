@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/api/rest"
+	"github.com/gatehouse/gatehouse/contracts"
 	models "github.com/gatehouse/gatehouse/models/flywheel"
 	wf "github.com/gatehouse/gatehouse/workflows/flywheel"
 )
@@ -109,14 +110,14 @@ func decodeOutput(body []byte) (models.Output, string, error) {
 		AgentFingerprint: rawOrNil(w.AgentFingerprint),
 	}
 	if w.ToolCallsOmittedCount != nil {
-		n, err := w.ToolCallsOmittedCount.Int64()
+		n, err := schemaInt(*w.ToolCallsOmittedCount)
 		if err != nil {
 			return o, "/tool_calls_omitted_count", err
 		}
 		o.ToolCallsOmittedCount = n
 	}
 	if w.LLMCallCount != nil {
-		n, err := w.LLMCallCount.Int64()
+		n, err := schemaInt(*w.LLMCallCount)
 		if err != nil {
 			return o, "/llm_call_count", err
 		}
@@ -157,10 +158,19 @@ func (h *Handler) Output(c *gin.Context) {
 		rest.Abort(c, http.StatusUnprocessableEntity, "schema_violation", "body could not be decoded: "+err.Error())
 		return
 	}
+	if u := outputUnstorable(o); len(u) > 0 {
+		rest.Abort(c, http.StatusUnprocessableEntity, "unstorable_value",
+			"a value the schema admits but the store cannot hold; nothing was stored", []contracts.Violation(u))
+		return
+	}
 	epoch, same, err := models.AcceptOutput(c.Request.Context(), h.db, hd, o, h.opts.Now())
 	if errors.Is(err, models.ErrOutputAccepted) {
 		rest.Abort(c, http.StatusConflict, "output_already_accepted", "this rollout's output was already accepted",
 			gin.H{"same_body": same})
+		return
+	}
+	if storeRefused(err) {
+		rest.Abort(c, http.StatusUnprocessableEntity, "unstorable_value", "the store refused a value of this output; nothing was stored")
 		return
 	}
 	if err != nil {

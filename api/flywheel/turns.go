@@ -83,43 +83,70 @@ func (h *Handler) Turns(c *gin.Context) {
 	}
 	p, _ := rest.PrincipalOf(c)
 	rows := make([]models.Turn, 0, len(b.Turns))
+	var refused unstorable
 	for i, t := range b.Turns {
-		row := models.Turn{
-			Owner: models.KeyOwner(p.CredentialID), BodySHA256: canonicalSHA256(raw.Turns[i]),
-			AgentID: b.AgentID, TurnID: t.TurnID, TaskID: t.TaskID, ConversationID: t.ConversationID,
-			InputText: t.InputText, FinalText: t.FinalText, ToolCalls: rawOrNil(t.ToolCalls),
-			AgentFingerprint: rawOrNil(t.AgentFingerprint), OccurredAt: t.OccurredAt,
-			CredentialID: p.CredentialID, ReceivedAt: h.opts.Now().UTC(),
-		}
-		n, err := t.ToolCallsOmittedCount.Int64()
-		if err != nil {
-			unrepresentable(c, "/turns/"+strconv.Itoa(i)+"/tool_calls_omitted_count")
-			return
-		}
-		row.ToolCallsOmittedCount = n
-		if t.TurnIndex != nil {
-			idx, err := t.TurnIndex.Int64()
-			if err != nil {
-				unrepresentable(c, "/turns/"+strconv.Itoa(i)+"/turn_index")
-				return
-			}
-			row.TurnIndex = &idx
+		row, u := h.turnRow(p.CredentialID, b.AgentID, i, t, raw.Turns[i])
+		if len(u) > 0 {
+			refused = append(refused, u...)
+			continue
 		}
 		rows = append(rows, row)
 	}
-	accepted, dups, err := models.InsertTurns(c.Request.Context(), h.db, rows)
+	accepted, dups := 0, 0
+	var err error
+	if len(rows) > 0 {
+		accepted, dups, err = models.InsertTurns(c.Request.Context(), h.db, rows)
+	}
 	var conflict *models.TurnConflictError
 	if errors.As(err, &conflict) {
 		rest.Abort(c, http.StatusConflict, "turn_id_conflict",
 			"a turn_id of this batch is already stored under this key with a different body; nothing was stored", conflict.Conflicts)
 		return
 	}
+	if storeRefused(err) {
+		rest.Abort(c, http.StatusUnprocessableEntity, "unstorable_value", "the store refused a value of this batch; nothing was stored")
+		return
+	}
 	if err != nil {
-		h.log.Error("store turns", "err", err)
-		rest.Unavailable(c, "could not store the batch; nothing was stored, retry")
+		h.unavailable(c, "store turns", err, "could not store the batch; nothing was stored, retry")
+		return
+	}
+	if len(refused) > 0 {
+		// The rest of the batch is stored; only the named turns are not.
+		c.AbortWithStatusJSON(http.StatusUnprocessableEntity, gin.H{
+			"error": rest.Error{Code: "unstorable_value", Details: []contracts.Violation(refused),
+				Message: strconv.Itoa(len(refused)) + " value(s) the schema admits but the store cannot hold; those turns were not stored, the rest were"},
+			"accepted": accepted, "duplicates": dups,
+		})
 		return
 	}
 	c.JSON(http.StatusAccepted, gin.H{"accepted": accepted, "duplicates": dups})
+}
+
+// turnRow is the stored form of turn i, or what of it cannot be stored.
+func (h *Handler) turnRow(credentialID, agentID string, i int, t wireTurn, raw json.RawMessage) (models.Turn, unstorable) {
+	at := "/turns/" + strconv.Itoa(i)
+	row := models.Turn{
+		Owner: models.KeyOwner(credentialID), BodySHA256: canonicalSHA256(raw),
+		AgentID: agentID, TurnID: t.TurnID, TaskID: t.TaskID, ConversationID: t.ConversationID,
+		InputText: t.InputText, FinalText: t.FinalText, ToolCalls: rawOrNil(t.ToolCalls),
+		AgentFingerprint: rawOrNil(t.AgentFingerprint), OccurredAt: t.OccurredAt,
+		CredentialID: credentialID, ReceivedAt: h.opts.Now().UTC(),
+	}
+	u := turnUnstorable(at, row)
+	n, err := schemaInt(t.ToolCallsOmittedCount)
+	if err != nil {
+		u = append(u, contracts.Violation{Path: at + "/tool_calls_omitted_count", Message: err.Error()})
+	}
+	row.ToolCallsOmittedCount = n
+	if t.TurnIndex != nil {
+		idx, err := schemaInt(*t.TurnIndex)
+		if err != nil {
+			u = append(u, contracts.Violation{Path: at + "/turn_index", Message: err.Error()})
+		}
+		row.TurnIndex = &idx
+	}
+	return row, u
 }
 
 // rawOrNil stores JSON null (or an absent field) as SQL NULL and anything
