@@ -65,9 +65,18 @@ func (s *Service) mcpTool(name string) mcp.ToolHandler {
 }
 
 // mcpHandler is the Streamable HTTP handler behind agent-key bearer auth.
+//
+// It is stateless: no session lives in one process's memory, so behind a
+// load balancer without affinity any api replica answers any request (a
+// stateful handler answers "session not found" on every replica but the
+// one that saw initialize). Answers stay event streams rather than
+// JSONResponse: run_fly_simulation's progress notifications are sent in
+// the tool call's context, so they travel on that POST's own stream, which
+// needs no session. DNS-rebinding (localhost) protection stays on.
 func (s *Service) mcpHandler() http.Handler {
 	srv := s.MCPServer()
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true})
 	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		p, err := platform.Authenticate(ctx, s.deps.DB, token)
 		if errors.Is(err, platform.ErrInvalidCredential) {

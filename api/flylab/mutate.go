@@ -40,7 +40,8 @@ func (s *Service) mutate(ctx context.Context, p platform.Principal, tool *Tool, 
 		return s.failure(name, sessionID, 0, invalidInput("arguments cannot be canonicalized", "", nil))
 	}
 	req := wf.ToolRequest{Tool: name, Args: json.RawMessage(raw), ExpectedRevision: int(expected), OperationID: opID, InputHash: inputHash}
-	send := func() (wf.ToolOutcome, error) { return s.update(ctx, sessionID, req, progress) }
+	run := newRunProgress(progress)
+	send := func() (wf.ToolOutcome, error) { return s.update(ctx, sessionID, req, run.progressFunc()) }
 	var out wf.ToolOutcome
 	if opID != "" {
 		out, err = s.inflight.do(ctx, sessionID+"\x00"+name+"\x00"+opID+"\x00"+inputHash, send)
@@ -71,6 +72,9 @@ func (s *Service) mutate(ctx context.Context, p platform.Principal, tool *Tool, 
 	var data map[string]any
 	if err := json.Unmarshal(stored, &data); err != nil {
 		return s.failure(name, sessionID, out.State.Revision, unavailable(err))
+	}
+	if run != nil && name == wf.ToolRun {
+		run.finish(data)
 	}
 	s.decorate(name, out.State, data)
 	return s.success(name, out.State, out, opID, data)
@@ -119,6 +123,13 @@ func (s *Service) update(ctx context.Context, sessionID string, req wf.ToolReque
 		WorkflowID: wf.SessionWorkflowID(sessionID), UpdateName: wf.ToolUpdate, Args: []any{req},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	}
+	if progress != nil && req.Tool == wf.ToolRun {
+		// UpdateWorkflow returns once the update has completed, so the
+		// relay starts first: progress is reported while the run runs.
+		done := make(chan struct{})
+		defer close(done)
+		go s.relayProgress(ctx, sessionID, progress, done)
+	}
 	handle, err := s.deps.Temporal.UpdateWorkflow(ctx, opts)
 	var gone *serviceerror.NotFound
 	if errors.As(err, &gone) {
@@ -129,11 +140,6 @@ func (s *Service) update(ctx context.Context, sessionID string, req wf.ToolReque
 	}
 	if err != nil {
 		return out, err
-	}
-	if progress != nil && req.Tool == wf.ToolRun {
-		done := make(chan struct{})
-		defer close(done)
-		go s.relayProgress(ctx, sessionID, progress, done)
 	}
 	return out, handle.Get(ctx, &out)
 }
