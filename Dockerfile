@@ -12,9 +12,18 @@ COPY go.mod go.sum ./
 RUN --mount=type=cache,target=/go/pkg/mod go mod download
 
 COPY . .
+# The release stamps its version, commit and commit time (shown by
+# `gatehouse version`, /healthz and gatehouse_build_info):
+#   docker build --build-arg VERSION=v1.2.3 --build-arg COMMIT=$(git rev-parse HEAD) \
+#     --build-arg DATE=$(git log -1 --format=%cI) -t gatehouse:v1.2.3 .
+ARG VERSION=dev
+ARG COMMIT=unknown
+ARG DATE=
 RUN --mount=type=cache,target=/go/pkg/mod \
     --mount=type=cache,target=/root/.cache/go-build \
-    go build -trimpath -ldflags="-s -w" -o /out/gatehouse ./cmd/gatehouse
+    go build -trimpath -o /out/gatehouse \
+      -ldflags="-s -w -X github.com/gatehouse/gatehouse/internal/buildinfo.version=${VERSION} -X github.com/gatehouse/gatehouse/internal/buildinfo.commit=${COMMIT} -X github.com/gatehouse/gatehouse/internal/buildinfo.date=${DATE}" \
+      ./cmd/gatehouse
 
 # The data directory must exist and belong to the runtime user, so that a
 # named volume mounted there starts out writable (distroless has no shell).

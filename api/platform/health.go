@@ -6,12 +6,14 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/internal/buildinfo"
 )
 
 // Healthz answers 200 while the process serves requests: liveness, with no
 // dependency in it, so an outage elsewhere never restarts a pod.
 func Healthz(c *gin.Context) {
-	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+	c.JSON(http.StatusOK, gin.H{"status": "ok", "build": buildinfo.Get()})
 }
 
 // Readyz probes every dependency and answers 200 when the required ones

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/buildinfo"
 	"github.com/gatehouse/gatehouse/internal/config"
 )
 
@@ -72,7 +73,16 @@ func newVersionCommand() *cobra.Command {
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintf(cmd.OutOrStdout(), "gatehouse %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			i := buildinfo.Get()
+			fmt.Fprintf(cmd.OutOrStdout(), "gatehouse %s (commit %s, built from a commit of %s, %s, %s/%s)\n",
+				i.Version, i.Commit, orUnknown(i.Date), i.GoVersion, runtime.GOOS, runtime.GOARCH)
 		},
 	}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown date"
+	}
+	return s
 }

@@ -9,9 +9,6 @@ import (
 	"github.com/gatehouse/gatehouse/internal/config"
 )
 
-// version is set with -ldflags "-X main.version=…".
-var version = "dev"
-
 func newRootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "gatehouse",

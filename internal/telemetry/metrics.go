@@ -13,6 +13,8 @@ import (
 	"go.temporal.io/sdk/client"
 	temporalotel "go.temporal.io/sdk/contrib/opentelemetry"
 	"go.temporal.io/sdk/interceptor"
+
+	"github.com/gatehouse/gatehouse/internal/buildinfo"
 )
 
 // Telemetry is one process's metrics registry and tracing.
@@ -37,7 +39,7 @@ type HTTPMetrics struct {
 // otlpEndpoint is set, traces are exported over OTLP.
 func New(ctx context.Context, otlpEndpoint string) (*Telemetry, error) {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildinfo.Collector())
 	httpm := &HTTPMetrics{
 		Requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "gatehouse_http_requests_total",
