@@ -36,7 +36,9 @@ type rolloutRequest struct {
 // rollouts (the database guarantees no rollout goes to two claimers), tell
 // each rollout's workflow of its lease, and answer a ClaimResponse. A
 // lease whose workflow could not be told is returned to the queue and left
-// out of the answer, so no lease exists without its expiry timer.
+// out of the answer, so no lease exists without its expiry timer; when no
+// lease could be told, the answer is 503 with Retry-After (Temporal is
+// down), not an empty claim.
 func (h *Handler) Claim(c *gin.Context) {
 	body, ok := rest.ReadBody(c)
 	if !ok {
@@ -72,6 +74,13 @@ func (h *Handler) Claim(c *gin.Context) {
 		return
 	}
 	delivered := h.tellWorkflows(c.Request.Context(), grants)
+	if len(grants) > 0 && len(delivered) == 0 {
+		// Temporal could not be told of any lease: an empty 200 would read
+		// as "nothing queued". The grants went back to the queue without
+		// costing an attempt.
+		rest.UnavailableAs(c, "temporal_unavailable", "rollouts are queued but Temporal could not be told of their leases; retry after Retry-After")
+		return
+	}
 	out := make([]rolloutRequest, 0, len(delivered))
 	base := h.opts.PublicURL
 	if base == "" || strings.HasSuffix(base, ":0") { // listening on an ephemeral port (tests)

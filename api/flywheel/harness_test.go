@@ -116,6 +116,7 @@ func newTestEnvOn(t testing.TB, db *gorm.DB, opts Options) *testEnv {
 type result struct {
 	Status int
 	Body   []byte
+	Header http.Header
 }
 
 func (r result) decode(t testing.TB, v any) {
@@ -135,7 +136,7 @@ func (e *testEnv) do(method, path, bearer string, body []byte, headers ...string
 	}
 	w := httptest.NewRecorder()
 	e.engine.ServeHTTP(w, req)
-	return result{Status: w.Code, Body: w.Body.Bytes()}
+	return result{Status: w.Code, Body: w.Body.Bytes(), Header: w.Header()}
 }
 
 // mintAgent mints another agent key limited to projects (none: no

@@ -76,7 +76,7 @@ type rolloutView struct {
 func view(r models.Rollout, o *models.Output) rolloutView {
 	v := rolloutView{
 		RolloutID: r.ID, WorkflowID: "rollout/" + r.ID, Owner: r.Owner, Status: r.Status, TurnInput: r.TurnInput, TaskID: r.TaskID,
-		Metadata: rawOrNull(r.Metadata), DeadlineAt: r.DeadlineAt, Attempts: r.LeaseEpoch, MaxAttempts: r.MaxAttempts,
+		Metadata: rawOrNull(r.Metadata), DeadlineAt: r.DeadlineAt, Attempts: r.Attempts(), MaxAttempts: r.MaxAttempts,
 		LeaseExpiresAt: r.LeaseExpiresAt, ToolCalls: json.RawMessage("null"), LLMCallsObserved: r.LLMCallsObserved,
 		CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt,
 	}

@@ -99,12 +99,13 @@ func grantOne(tx *gorm.DB, r Rollout, claimer string, lease time.Duration, now t
 
 // RevertGrant returns a just-granted lease to the queue when its workflow
 // could not be told of it, so no lease exists that no timer guards. The
-// epoch stays consumed: fencing epochs only ever grow.
+// epoch stays consumed (fencing epochs only ever grow) but the attempt does
+// not: the lease never reached an agent.
 func RevertGrant(ctx context.Context, db *gorm.DB, id string, epoch int64, now time.Time) error {
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&Rollout{}).Where("id = ? AND lease_epoch = ? AND status = ? AND output_at IS NULL", id, epoch, StatusLeased).
 			Updates(map[string]any{"status": StatusQueued, "lease_token_hash": "", "api_key_hash": "", "llm_token_hash": "",
-				"lease_expires_at": nil, "updated_at": now.UTC()})
+				"lease_expires_at": nil, "updated_at": now.UTC(), "leases_undelivered": gorm.Expr("leases_undelivered + 1")})
 		if res.Error != nil || res.RowsAffected == 0 {
 			return res.Error
 		}

@@ -182,7 +182,8 @@ type ExpiryResult struct {
 // ExpireLease is called by the workflow when its lease timer fires. It
 // revokes lease epoch only if it is still current and unexpired in no
 // heartbeat's view (lease_expires_at <= now): then the rollout returns to
-// the queue, or, when epoch reached maxAttempts, stays off it. Idempotent
+// the queue, or, when the leases that reached an agent (Attempts) reached
+// max_attempts, stays off it. Idempotent
 // per (rollout, epoch): a retry after a lost answer returns the same
 // outcome.
 func ExpireLease(ctx context.Context, db *gorm.DB, id string, epoch int64, heartbeats int64, now time.Time) (ExpiryResult, error) {
@@ -201,7 +202,7 @@ func ExpireLease(ctx context.Context, db *gorm.DB, id string, epoch int64, heart
 		if err := tx.Where("rollout_id = ? AND epoch = ?", id, epoch).Take(&l).Error; err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
 			return err
 		}
-		exhausted := epoch >= int64(r.MaxAttempts)
+		exhausted := r.Attempts() >= int64(r.MaxAttempts)
 		switch {
 		case l.EndReason != nil && *l.EndReason == "expired" && exhausted:
 			out = ExpiryResult{Outcome: ExpiryExhausted}

@@ -127,5 +127,13 @@ func Migrations() []migrate.Migration {
 			}
 			return nil
 		}},
+		{ID: "2026120110_flywheel_leases_undelivered", Up: func(tx *gorm.DB) error {
+			// Attempts count leases that reached an agent, not epochs.
+			if err := tx.Exec("ALTER TABLE flywheel_rollouts ADD COLUMN leases_undelivered bigint NOT NULL DEFAULT 0").Error; err != nil {
+				return err
+			}
+			return tx.Exec("UPDATE flywheel_rollouts SET leases_undelivered = (SELECT count(*) FROM flywheel_leases l " +
+				"WHERE l.rollout_id = flywheel_rollouts.id AND l.end_reason = 'not_delivered')").Error
+		}},
 	}
 }

@@ -68,14 +68,18 @@ type Rollout struct {
 	SourceTurn  *string   `gorm:"size:255"`
 	DeadlineAt  time.Time `gorm:"not null"`
 	MaxAttempts int       `gorm:"not null"`
-	// LeaseEpoch counts leases granted: it is the attempt number and the
-	// fencing epoch. The token changes with every lease.
-	LeaseEpoch     int64   `gorm:"not null;default:0"`
-	LeaseTokenHash string  `gorm:"size:64;not null;default:''"`
-	APIKeyHash     string  `gorm:"size:64;not null;default:'';index"`
-	LLMTokenHash   string  `gorm:"size:64;not null;default:'';index"`
-	LeaseSeconds   float64 `gorm:"not null;default:0"`
-	LeaseExpiresAt *time.Time
+	// LeaseEpoch counts leases granted: it is the fencing epoch. The token
+	// changes with every lease.
+	LeaseEpoch int64 `gorm:"not null;default:0"`
+	// LeasesUndelivered counts grants returned to the queue because the
+	// workflow could not be told (they never reached an agent): attempts
+	// are LeaseEpoch - LeasesUndelivered, so a Temporal outage burns none.
+	LeasesUndelivered int64   `gorm:"not null;default:0"`
+	LeaseTokenHash    string  `gorm:"size:64;not null;default:''"`
+	APIKeyHash        string  `gorm:"size:64;not null;default:'';index"`
+	LLMTokenHash      string  `gorm:"size:64;not null;default:'';index"`
+	LeaseSeconds      float64 `gorm:"not null;default:0"`
+	LeaseExpiresAt    *time.Time
 	// LeaseHeartbeats counts the heartbeats that landed on the current lease.
 	LeaseHeartbeats int64 `gorm:"not null;default:0"`
 	OutputAt        *time.Time

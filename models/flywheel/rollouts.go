@@ -88,3 +88,7 @@ func GetOutput(ctx context.Context, db *gorm.DB, id string) (Output, error) {
 	}
 	return o, err
 }
+
+// Attempts counts the leases that reached an agent: every epoch granted
+// except those returned to the queue undelivered.
+func (r Rollout) Attempts() int64 { return r.LeaseEpoch - r.LeasesUndelivered }
