@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -97,6 +98,10 @@ func TestResearchPurged_FinishedWorkReadsTheSameAfterTemporalPurgedItsWorkflows(
 			"role": "reflection_reviewer"})},
 		{"reflection.transition", tool(a, "reflection.transition", map[string]any{"project_id": pid, "reflection_id": rid, "transition": "abandon"})},
 		{"console experiments page", func() string { return console.experimentRow(exp) }},
+		{"REST reflection.get", func() string {
+			r := s.Do(t, http.MethodPost, "/v1/research/tools/reflection.get", s.OperatorToken, reflArgs)
+			return fmt.Sprintf("%d %s", r.Status, r.Body)
+		}},
 	}
 	const firstWrite = 11
 	before := make([]string, len(reads))
@@ -106,10 +111,13 @@ func TestResearchPurged_FinishedWorkReadsTheSameAfterTemporalPurgedItsWorkflows(
 			t.Fatalf("%s before the purge: %s", r.name, before[i])
 		}
 	}
+	if rest := before[len(before)-1]; !strings.HasPrefix(rest, "200 ") {
+		t.Fatalf("REST reflection.get before the purge: %s", truncate([]byte(rest)))
+	}
 	if !strings.Contains(before[0], `"status":"complete"`) || !strings.Contains(before[7], `"status":"published"`) {
 		t.Fatalf("not finished before the purge:\n%s\n%s", before[0], before[7])
 	}
-	for i := firstWrite; i < len(reads)-1; i++ {
+	for i := firstWrite; i < firstWrite+6; i++ {
 		if !strings.Contains(before[i], `"code":"gate_blocked"`) {
 			t.Errorf("%s against finished work: %s, want gate_blocked", reads[i].name, before[i])
 		}
