@@ -22,14 +22,17 @@ import (
 )
 
 // TestFlyLabPurged_ReadsAndTheSessionOutliveDeletedWorkflows runs a FlyLab
-// pipeline to a saved evidence bundle, records every read an agent or the
-// console makes of it, deletes the session and experiment workflows from
-// Temporal (as the namespace's retention eventually does, while missions
-// last weeks), and reads everything again: the answers must be the same,
-// and the next mutations must continue the same session from its stored
-// revision, not from an empty session at revision 1.
+// pipeline to a saved evidence bundle (and a flywheel rollout to its end),
+// records every read an agent, the operator or the console makes of them,
+// deletes the session, experiment and rollout workflows from Temporal (as
+// the namespace's retention eventually does, while missions last weeks),
+// and reads everything again: the answers must be the same, and the next
+// mutations must continue the same session from its stored revision, not
+// from an empty session at revision 1.
 func TestFlyLabPurged_ReadsAndTheSessionOutliveDeletedWorkflows(t *testing.T) {
 	s := Shared(t)
+	start := time.Now()
+	rolloutID := purgedRollout(t, s)
 	key := consoleMintAgentKey(t, s)
 	expID, hash := consoleDesignExperiment(t, s, key)
 	consoleApproveOverREST(t, s, expID, hash)
@@ -40,14 +43,23 @@ func TestFlyLabPurged_ReadsAndTheSessionOutliveDeletedWorkflows(t *testing.T) {
 	console := purgedConsole(t, s)
 
 	before := purgedReads(t, s, key, console, sid, expID, bundleID)
+	for name, v := range purgedRolloutReads(t, s, console, rolloutID) {
+		before[name] = v
+	}
+	t.Logf("pipeline and first reads: %s", time.Since(start).Round(time.Millisecond))
 	recordHistory(t, s, "flylab-session/"+sid, "session_snapshotted")
 	tc := s.Client(t)
-	purgeWorkflow(t, tc, "flylab-session/"+sid)
-	purgeWorkflow(t, tc, "flylab-experiment/"+expID)
-
+	start = time.Now()
+	purgeWorkflows(t, tc, "flylab-session/"+sid, "flylab-experiment/"+expID, "rollout/"+rolloutID)
+	t.Logf("workflows deleted: %s", time.Since(start).Round(time.Millisecond))
+	start = time.Now()
 	after := purgedReads(t, s, key, console, sid, expID, bundleID)
+	for name, v := range purgedRolloutReads(t, s, console, rolloutID) {
+		after[name] = v
+	}
+	t.Logf("reads after the deletion: %s", time.Since(start).Round(time.Millisecond))
 	for name, want := range before {
-		if got := after[name]; !reflect.DeepEqual(got, want) {
+		if got := after[name]; want == nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s changed once the workflows were deleted:\nbefore: %s\nafter:  %s", name, truncate([]byte(purgedShow(want))), truncate([]byte(purgedShow(got))))
 		}
 	}
@@ -82,6 +94,31 @@ func TestFlyLabPurged_ReadsAndTheSessionOutliveDeletedWorkflows(t *testing.T) {
 		t.Fatalf("the restarted session lost its lineage: %v", arts)
 	}
 	recordHistory(t, s, "flylab-session/"+sid, "session_restored")
+}
+
+// purgedRollout enqueues a flywheel rollout and cancels it, so its
+// workflow closes with the rollout excluded.
+func purgedRollout(t *testing.T, s *Stack) string {
+	t.Helper()
+	id := enqueueOne(t, s, "purged e2e")
+	if r := s.Do(t, http.MethodPost, "/operator/v1/rollouts/"+id+"/cancel", s.OperatorToken, nil); r.Status != http.StatusAccepted {
+		t.Fatalf("cancel rollout: %d %s", r.Status, truncate(r.Body))
+	}
+	waitRollout(t, s, id, func(r rolloutRecord) bool { return r.Status == "excluded" })
+	return id
+}
+
+// purgedRolloutReads records the rollout reads: the operator's GET and
+// list, and the console's rollout page.
+func purgedRolloutReads(t *testing.T, s *Stack, console *http.Client, id string) map[string]any {
+	t.Helper()
+	list := purgedGet(t, s, "/operator/v1/rollouts?status=excluded&limit=1000", s.OperatorToken).(map[string]any)
+	page := string(purgedBytes(t, s, console, "/console/rollouts/"+url.PathEscape(id), ""))
+	return map[string]any{
+		"rollout":         purgedGet(t, s, "/operator/v1/rollouts/"+id, s.OperatorToken),
+		"rollout in list": purgedPick(list["rollouts"], "rollout_id", id),
+		"console rollout": regexp.MustCompile(`(?s)<main.*</main>`).FindString(page),
+	}
 }
 
 // purgedFollowNextActions runs run → analyze → compare → save by calling
@@ -233,25 +270,30 @@ func purgedConsole(t *testing.T, s *Stack) *http.Client {
 	return hc
 }
 
-// purgeWorkflow deletes a workflow execution from Temporal and waits until
-// Temporal no longer knows it, as after the namespace's retention.
-func purgeWorkflow(t *testing.T, c client.Client, workflowID string) {
+// purgeWorkflows deletes workflow executions from Temporal and waits
+// until Temporal no longer knows them, as after the namespace's retention.
+// The deletions run together: each takes Temporal many seconds.
+func purgeWorkflows(t *testing.T, c client.Client, workflowIDs ...string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	if _, err := c.WorkflowService().DeleteWorkflowExecution(ctx, &workflowservice.DeleteWorkflowExecutionRequest{
-		Namespace: "default", WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: workflowID}}); err != nil {
-		t.Fatalf("delete %s: %v", workflowID, err)
+	for _, id := range workflowIDs {
+		if _, err := c.WorkflowService().DeleteWorkflowExecution(ctx, &workflowservice.DeleteWorkflowExecutionRequest{
+			Namespace: "default", WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: id}}); err != nil {
+			t.Fatalf("delete %s: %v", id, err)
+		}
 	}
-	for {
-		_, err := c.DescribeWorkflowExecution(ctx, workflowID, "")
-		var gone *serviceerror.NotFound
-		if errors.As(err, &gone) {
-			return
+	for _, id := range workflowIDs {
+		for {
+			_, err := c.DescribeWorkflowExecution(ctx, id, "")
+			var gone *serviceerror.NotFound
+			if errors.As(err, &gone) {
+				break
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("%s is still in Temporal after its deletion: %v", id, err)
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
-		if ctx.Err() != nil {
-			t.Fatalf("%s is still in Temporal after its deletion: %v", workflowID, err)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }

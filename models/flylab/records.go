@@ -8,7 +8,8 @@ package flylab
 import "time"
 
 // Session is a FlyLab page session; one per API key. Temporal's session
-// workflow is the authority for its revision and lineage.
+// workflow is the authority for its revision and lineage while it exists;
+// SessionSnapshot keeps its last committed state for when it is gone.
 type Session struct {
 	ID                string `gorm:"primaryKey;size:40"`
 	OwnerCredentialID string `gorm:"size:32;not null;uniqueIndex:idx_flylab_sessions_owner"`
