@@ -17,9 +17,12 @@ const (
 	// transiently (a worker died holding it, Temporal restarting): with
 	// two workers a killed one costs a delay, not an error.
 	stateReadBudget = 15 * time.Second
-	// stateQueryAttempt bounds one query, so a query parked on a dead
-	// worker's queue is asked again rather than waited on.
-	stateQueryAttempt = 5 * time.Second
+	// stateQueryAttempt bounds one query. It outlasts the workflow's
+	// sticky schedule-to-start timeout (5 s), after which Temporal clears
+	// a dead worker's stickiness and hands the query to a live worker, so
+	// one attempt usually rides out a killed worker; a query parked longer
+	// is asked again rather than waited on.
+	stateQueryAttempt = 8 * time.Second
 	// stateRetryFirst and stateRetryMax are the backoff between attempts.
 	stateRetryFirst = 200 * time.Millisecond
 	stateRetryMax   = 2 * time.Second
