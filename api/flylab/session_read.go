@@ -54,7 +54,8 @@ func ReadSession(ctx context.Context, db *gorm.DB, q StateQuerier, sessionID str
 	return StoredSession(ctx, db, sessionID)
 }
 
-// StoredSession is a session's state as the database holds it.
+// StoredSession is a session's state as the database holds it: the last
+// snapshot, with an operator decision recorded after it (session_reconcile.go).
 func StoredSession(ctx context.Context, db *gorm.DB, sessionID string) (wf.SessionState, error) {
 	var st wf.SessionState
 	snap, err := models.LoadSnapshot(ctx, db, sessionID)
@@ -62,7 +63,7 @@ func StoredSession(ctx context.Context, db *gorm.DB, sessionID string) (wf.Sessi
 		if err := json.Unmarshal([]byte(snap.State), &st); err != nil {
 			return st, fmt.Errorf("flylab: stored state of %s: %w", sessionID, err)
 		}
-		return st, nil
+		return st, reconcileDecision(ctx, db, &st)
 	}
 	if !errors.Is(err, models.ErrNotFound) {
 		return st, err

@@ -148,3 +148,28 @@ func TestReadSession_RetriesStopAtTheCallersDeadline(t *testing.T) {
 		t.Fatalf("took %s over %d queries", d, down.calls.Load())
 	}
 }
+
+// TestReadSession_DecisionRecordedWhileTheSessionWasGoneIsApplied proves
+// an approval the experiment workflow recorded but could not signal to a
+// gone session workflow still opens the gate in the stored state.
+func TestReadSession_DecisionRecordedWhileTheSessionWasGoneIsApplied(t *testing.T) {
+	db := modelstest.SQLite(t)
+	const hash = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
+	storedSession(t, db, &wf.SessionState{SessionID: "session_a", Revision: 4,
+		Experiment: &wf.ExperimentRef{ID: "exp_1", ProtocolHash: hash, Status: wf.ExperimentAwaiting}})
+	ctx := context.Background()
+	if err := models.CreateOnce(ctx, db, &models.Experiment{ID: "exp_1", SessionID: "session_a", HypothesisID: "hyp_1",
+		Status: models.StatusAwaitingApproval, ProtocolHash: hash, SeedManifestHash: hash, Design: "{}"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := StoredSession(ctx, db, "session_a"); err != nil || got.Revision != 4 || got.Experiment.Status != wf.ExperimentAwaiting {
+		t.Fatalf("undecided: %+v %v", got, err)
+	}
+	if err := models.RecordDecision(ctx, db, "exp_1", models.StatusApproved, `{"approved_at":"2026-12-01T08:00:00Z"}`, "operator", ""); err != nil {
+		t.Fatal(err)
+	}
+	got, err := StoredSession(ctx, db, "session_a")
+	if err != nil || got.Revision != 5 || got.Experiment.Status != wf.ExperimentApproved || got.Experiment.ApprovedAt != "2026-12-01T08:00:00Z" {
+		t.Fatalf("after the approval: %+v %v, want approved at revision 5", got.Experiment, err)
+	}
+}
