@@ -5,13 +5,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -83,18 +83,39 @@ func (h *Handler) Gateway(c *gin.Context) {
 
 func newCall(l models.GatewayLease, path string, completion bool, body []byte, now time.Time) models.GatewayCall {
 	sum := sha256.Sum256(body)
-	var probe struct {
-		Model  string `json:"model"`
-		Stream bool   `json:"stream"`
-	}
-	_ = json.Unmarshal(body, &probe) // best effort: the upstream judges the body
-	if len(probe.Model) > 200 {
-		probe.Model = probe.Model[:200]
-	}
-	return models.GatewayCall{
+	c := models.GatewayCall{
 		ID: models.NewCallID(), RolloutID: l.RolloutID, Epoch: l.Epoch, Endpoint: strings.TrimPrefix(path, "/"),
-		Completion: completion, Model: probe.Model, RequestSHA256: hex.EncodeToString(sum[:]), Stream: probe.Stream, StartedAt: now.UTC(),
+		Completion: completion, RequestSHA256: hex.EncodeToString(sum[:]), StartedAt: now.UTC(),
 	}
+	deriveIdentity(&c, body)
+	return c
+}
+
+// maxCapturedResponse bounds how much of a completion's response is kept
+// to read the tool_call_ids it emitted.
+const maxCapturedResponse = 4 << 20
+
+// capturedBody passes a response through and, when it is closed, hands
+// what it read (up to maxCapturedResponse) to done, once.
+type capturedBody struct {
+	io.ReadCloser
+	buf  bytes.Buffer
+	done func([]byte)
+	once sync.Once
+}
+
+func (b *capturedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if room := maxCapturedResponse - b.buf.Len(); room > 0 && n > 0 {
+		b.buf.Write(p[:min(n, room)])
+	}
+	return n, err
+}
+
+func (b *capturedBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(func() { b.done(b.buf.Bytes()) })
+	return err
 }
 
 func (h *Handler) proxy(c *gin.Context, upstream *url.URL, path string, body []byte, call models.GatewayCall) {
@@ -125,6 +146,14 @@ func (h *Handler) proxy(c *gin.Context, upstream *url.URL, path string, body []b
 		},
 		ModifyResponse: func(resp *http.Response) error {
 			record(resp.StatusCode)
+			if call.Completion && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+				resp.Body = &capturedBody{ReadCloser: resp.Body, done: func(b []byte) {
+					ids := emittedToolCallIDs(b)
+					if err := models.RecordEmitted(context.WithoutCancel(c.Request.Context()), h.db, call.ID, ids); err != nil {
+						h.log.Error("record emitted tool calls", "rollout_id", call.RolloutID, "err", err)
+					}
+				}}
+			}
 			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {

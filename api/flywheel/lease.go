@@ -109,6 +109,7 @@ func decodeOutput(body []byte) (models.Output, string, error) {
 		Artifacts: rawOrNil(w.Artifacts), Success: w.Success, Events: rawOrNil(w.Events), Timing: rawOrNil(w.Timing),
 		AgentFingerprint: rawOrNil(w.AgentFingerprint),
 	}
+	o.ToolCallLanded = toolCallLanded(o.ToolCalls)
 	if w.ToolCallsOmittedCount != nil {
 		n, err := schemaInt(*w.ToolCallsOmittedCount)
 		if err != nil {

@@ -133,6 +133,7 @@ func (h *Handler) turnRow(credentialID, agentID string, i int, t wireTurn, raw j
 		AgentFingerprint: rawOrNil(t.AgentFingerprint), OccurredAt: t.OccurredAt,
 		CredentialID: credentialID, ReceivedAt: h.opts.Now().UTC(),
 	}
+	row.ToolCallLanded = toolCallLanded(row.ToolCalls)
 	u := turnUnstorable(at, row)
 	n, err := schemaInt(t.ToolCallsOmittedCount)
 	if err != nil {
@@ -185,7 +186,7 @@ func (h *Handler) GetTurn(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{
 		"owner": t.Owner, "body_sha256": t.BodySHA256, "agent_id": t.AgentID, "turn_id": t.TurnID, "task_id": t.TaskID, "conversation_id": t.ConversationID,
 		"turn_index": t.TurnIndex, "input_text": t.InputText, "final_text": t.FinalText,
-		"tool_calls": rawOrNull(t.ToolCalls), "tool_calls_omitted_count": t.ToolCallsOmittedCount,
+		"tool_calls": rawOrNull(t.ToolCalls), "tool_call_landed": rawOrNull(t.ToolCallLanded), "tool_calls_omitted_count": t.ToolCallsOmittedCount,
 		"agent_fingerprint": rawOrNull(t.AgentFingerprint), "occurred_at": t.OccurredAt, "received_at": t.ReceivedAt,
 	})
 }

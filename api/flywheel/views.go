@@ -21,6 +21,7 @@ type exclusionView struct {
 type outputView struct {
 	FinalText             string          `json:"final_text"`
 	ToolCalls             json.RawMessage `json:"tool_calls"`
+	ToolCallLanded        json.RawMessage `json:"tool_call_landed"`
 	ToolCallsOmittedCount int64           `json:"tool_calls_omitted_count"`
 	Artifacts             json.RawMessage `json:"artifacts"`
 	Reward                *float64        `json:"reward"`
@@ -43,6 +44,12 @@ type callView struct {
 	Stream        bool      `json:"stream"`
 	Status        int       `json:"status"`
 	StartedAt     time.Time `json:"started_at"`
+	// The server-derived scaffold identity and the tool_call_id join.
+	PromptSHA256       string          `json:"rendered_prompt_sha256"`
+	ToolsSHA256        string          `json:"tool_schema_sha256"`
+	Sampling           json.RawMessage `json:"sampling_params"`
+	ToolResultIDs      json.RawMessage `json:"tool_result_ids"`
+	EmittedToolCallIDs json.RawMessage `json:"emitted_tool_call_ids"`
 }
 
 type rolloutView struct {
@@ -66,8 +73,11 @@ type rolloutView struct {
 	Exclusion            *exclusionView  `json:"exclusion"`
 	Output               *outputView     `json:"output,omitempty"`
 	GatewayCalls         []callView      `json:"gateway_calls_derived,omitempty"`
-	CreatedAt            time.Time       `json:"created_at"`
-	FinishedAt           *time.Time      `json:"finished_at"`
+	// ToolCallEmittedBy joins each reported tool_call_id to the gateway
+	// call that emitted it.
+	ToolCallEmittedBy map[string]string `json:"tool_call_emitted_by,omitempty"`
+	CreatedAt         time.Time         `json:"created_at"`
+	FinishedAt        *time.Time        `json:"finished_at"`
 }
 
 // view renders a rollout. on_policy is true only when the agent reported a
@@ -91,7 +101,7 @@ func view(r models.Rollout, o *models.Output) rolloutView {
 		on := o.LLMCallCount != nil && *o.LLMCallCount == r.LLMCallsObserved && o.ToolCallsOmittedCount == 0
 		v.OnPolicy = &on
 		ov := outputView{
-			FinalText: o.FinalText, ToolCalls: rawOrNull(o.ToolCalls), ToolCallsOmittedCount: o.ToolCallsOmittedCount,
+			FinalText: o.FinalText, ToolCalls: rawOrNull(o.ToolCalls), ToolCallLanded: rawOrNull(o.ToolCallLanded), ToolCallsOmittedCount: o.ToolCallsOmittedCount,
 			Artifacts: rawOrNull(o.Artifacts), Reward: o.Reward, RewardAdvisory: true, Success: o.Success,
 			Events: rawOrNull(o.Events), Timing: rawOrNull(o.Timing), AgentFingerprint: rawOrNull(o.AgentFingerprint),
 			ReceivedAt: o.ReceivedAt, Epoch: o.Epoch,
@@ -125,7 +135,12 @@ func (h *Handler) GetRollout(c *gin.Context) {
 	calls, _ := models.Calls(ctx, h.db, r.ID)
 	for _, cl := range calls {
 		v.GatewayCalls = append(v.GatewayCalls, callView{ID: cl.ID, Endpoint: cl.Endpoint, Completion: cl.Completion, Model: cl.Model,
-			RequestSHA256: cl.RequestSHA256, Stream: cl.Stream, Status: cl.Status, StartedAt: cl.StartedAt})
+			RequestSHA256: cl.RequestSHA256, Stream: cl.Stream, Status: cl.Status, StartedAt: cl.StartedAt,
+			PromptSHA256: cl.PromptSHA256, ToolsSHA256: cl.ToolsSHA256, Sampling: rawOrNull(cl.Sampling),
+			ToolResultIDs: rawOrNull(cl.ToolResultIDs), EmittedToolCallIDs: rawOrNull(cl.EmittedToolCallIDs)})
+	}
+	if op != nil {
+		v.ToolCallEmittedBy = attributeToolCalls(op.ToolCalls, calls)
 	}
 	c.JSON(http.StatusOK, v)
 }

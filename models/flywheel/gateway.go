@@ -82,6 +82,13 @@ func RecordCall(ctx context.Context, db *gorm.DB, c GatewayCall) error {
 	})
 }
 
+// RecordEmitted stores the tool_call_ids a completion's response named,
+// once its body has passed through; keyed by the call id, so a retry
+// writes the same value.
+func RecordEmitted(ctx context.Context, db *gorm.DB, callID string, ids *string) error {
+	return db.WithContext(ctx).Model(&GatewayCall{}).Where("id = ?", callID).Update("emitted_tool_call_ids", ids).Error
+}
+
 // Calls lists a rollout's gateway calls in arrival order.
 func Calls(ctx context.Context, db *gorm.DB, id string) ([]GatewayCall, error) {
 	var out []GatewayCall

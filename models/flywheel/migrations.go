@@ -135,5 +135,23 @@ func Migrations() []migrate.Migration {
 			return tx.Exec("UPDATE flywheel_rollouts SET leases_undelivered = (SELECT count(*) FROM flywheel_leases l " +
 				"WHERE l.rollout_id = flywheel_rollouts.id AND l.end_reason = 'not_delivered')").Error
 		}},
+		{ID: "2026120111_flywheel_gateway_identity", Up: func(tx *gorm.DB) error {
+			// The server-derived scaffold identity, the tool_call_id join
+			// and the outcome tri-state, recorded as the contract describes.
+			for _, stmt := range []string{
+				"ALTER TABLE flywheel_gateway_calls ADD COLUMN prompt_sha256 varchar(64) NOT NULL DEFAULT ''",
+				"ALTER TABLE flywheel_gateway_calls ADD COLUMN tools_sha256 varchar(64) NOT NULL DEFAULT ''",
+				"ALTER TABLE flywheel_gateway_calls ADD COLUMN sampling text",
+				"ALTER TABLE flywheel_gateway_calls ADD COLUMN tool_result_ids text",
+				"ALTER TABLE flywheel_gateway_calls ADD COLUMN emitted_tool_call_ids text",
+				"ALTER TABLE flywheel_turns ADD COLUMN tool_call_landed text",
+				"ALTER TABLE flywheel_outputs ADD COLUMN tool_call_landed text",
+			} {
+				if err := tx.Exec(stmt).Error; err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
 	}
 }

@@ -43,10 +43,14 @@ type Turn struct {
 	ToolCalls             *string
 	ToolCallsOmittedCount int64 `gorm:"not null"`
 	AgentFingerprint      *string
-	OccurredAt            *string `gorm:"size:64"`
-	CredentialID          string  `gorm:"size:32;not null"`
-	BodySHA256            string  `gorm:"size:64;not null;default:''"`
-	ReceivedAt            time.Time
+	// ToolCallLanded is the tri-state of each tool call's outcome as a
+	// JSON array (ok → true, failed → false, unknown → null); NULL when
+	// tool_calls is null.
+	ToolCallLanded *string
+	OccurredAt     *string `gorm:"size:64"`
+	CredentialID   string  `gorm:"size:32;not null"`
+	BodySHA256     string  `gorm:"size:64;not null;default:''"`
+	ReceivedAt     time.Time
 }
 
 // TableName pins the table name.
@@ -141,15 +145,22 @@ type Output struct {
 	Events                *string
 	Timing                *string
 	AgentFingerprint      *string
-	ReceivedAt            time.Time
+	// ToolCallLanded: as Turn.ToolCallLanded.
+	ToolCallLanded *string
+	ReceivedAt     time.Time
 }
 
 // TableName pins the table name.
 func (Output) TableName() string { return "flywheel_outputs" }
 
 // GatewayCall is one request proxied by the LLM gateway, keyed by a call id
-// minted when the request arrived. The request digest and model are the
-// server-derived half of the scaffold identity.
+// minted when the request arrived. The request digest, model, rendered-
+// prompt digest, tool-schema digest and sampling parameters are the
+// server-derived half of the scaffold identity; ToolResultIDs (the
+// tool_call_ids of the request's role "tool" messages) and
+// EmittedToolCallIDs (those the completion's response named) are the join
+// from a reported tool call to the completion that emitted it. JSON lists
+// are stored as text; NULL means not observed.
 type GatewayCall struct {
 	ID            string `gorm:"primaryKey;size:40"`
 	RolloutID     string `gorm:"size:40;not null;index"`
@@ -162,6 +173,13 @@ type GatewayCall struct {
 	Status        int    `gorm:"not null"`
 	StartedAt     time.Time
 	DurationMS    float64
+	// PromptSHA256 digests the canonical messages (or prompt, or input).
+	PromptSHA256 string `gorm:"size:64;not null;default:''"`
+	// ToolsSHA256 digests the canonical tool schemas (tools or functions).
+	ToolsSHA256        string `gorm:"size:64;not null;default:''"`
+	Sampling           *string
+	ToolResultIDs      *string
+	EmittedToolCallIDs *string
 }
 
 // TableName pins the table name.
