@@ -12,9 +12,10 @@ import (
 //   - "key:<credential id>": one agent key (its tenant) and no other.
 //   - "project:<project id>": every agent key that may use the project
 //     (platform.Principal.MayUseProject).
-//   - "" (OwnerUnrestricted): only keys granted all projects; what an
-//     enqueue that names no owner gets, so a key limited to some projects
-//     never sees a rollout nobody scoped to it.
+//   - "" (OwnerUnrestricted): every key not limited to projects (granted
+//     all projects, or granted none); what an enqueue that names no owner
+//     gets, so a key limited to some projects never sees a rollout nobody
+//     scoped to it.
 const (
 	OwnerKeyPrefix     = "key:"
 	OwnerProjectPrefix = "project:"
@@ -61,7 +62,7 @@ func (c Claimant) MayTake(owner string) bool {
 	case c.AllProjects:
 		return true
 	case owner == OwnerUnrestricted:
-		return false
+		return !c.limited()
 	}
 	for _, p := range c.Projects {
 		if owner == ProjectOwner(p) {
@@ -71,6 +72,9 @@ func (c Claimant) MayTake(owner string) bool {
 	return false
 }
 
+// limited reports whether the key is limited to some projects.
+func (c Claimant) limited() bool { return !c.AllProjects && len(c.Projects) > 0 }
+
 // scope restricts q to the rollouts the claimant may take (MayTake as SQL).
 // A restricted key's scope is an IN list, which the owner index serves.
 func (c Claimant) scope(q *gorm.DB) *gorm.DB {
@@ -78,8 +82,11 @@ func (c Claimant) scope(q *gorm.DB) *gorm.DB {
 	if c.AllProjects {
 		return q.Where("(owner = ? OR owner = ? OR owner LIKE ?)", OwnerUnrestricted, mine, OwnerProjectPrefix+"%")
 	}
-	owners := make([]string, 0, len(c.Projects)+1)
+	owners := make([]string, 0, len(c.Projects)+2)
 	owners = append(owners, mine)
+	if !c.limited() {
+		owners = append(owners, OwnerUnrestricted)
+	}
 	for _, p := range c.Projects {
 		owners = append(owners, ProjectOwner(p))
 	}

@@ -3,6 +3,8 @@ package flywheel_test
 import (
 	"errors"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,7 +19,8 @@ import (
 func TestClaim_AKeyTakesOnlyTheRolloutsItsOwnerAllows(t *testing.T) {
 	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
 		owners := map[string]string{
-			"p1": fw.ProjectOwner("p1"), "p2": fw.ProjectOwner("p2"), "keyD": fw.KeyOwner("credD"), "open": fw.OwnerUnrestricted,
+			"p1": fw.ProjectOwner("p1"), "p2": fw.ProjectOwner("p2"), "p4": fw.ProjectOwner("p4"), "keyD": fw.KeyOwner("credD"),
+			"keyF": fw.KeyOwner("credF"), "open": fw.OwnerUnrestricted,
 		}
 		ids := map[string]string{}
 		for name, owner := range owners {
@@ -27,15 +30,17 @@ func TestClaim_AKeyTakesOnlyTheRolloutsItsOwnerAllows(t *testing.T) {
 			}
 			ids[id] = name
 		}
+		// Each claims in turn and takes everything it may of what is left.
 		for _, tc := range []struct {
 			who  fw.Claimant
 			want string
 		}{
 			{fw.Claimant{CredentialID: "credA", Projects: []string{"p1"}}, "p1"},
 			{fw.Claimant{CredentialID: "credB", Projects: []string{"p2", "p3"}}, "p2"},
+			{fw.Claimant{CredentialID: "credD", Projects: []string{"p9"}}, "keyD"},
+			{fw.Claimant{CredentialID: "credF"}, "keyF open"},
+			{fw.Claimant{CredentialID: "credAll", AllProjects: true}, "p4"},
 			{fw.Claimant{CredentialID: "credE"}, ""},
-			{fw.Claimant{CredentialID: "credD"}, "keyD"},
-			{fw.Claimant{CredentialID: "credAll", AllProjects: true}, "open"},
 		} {
 			gs, err := fw.Claim(ctx, db, tc.who, 64, time.Minute, time.Now())
 			if err != nil {
@@ -45,7 +50,8 @@ func TestClaim_AKeyTakesOnlyTheRolloutsItsOwnerAllows(t *testing.T) {
 			for _, g := range gs {
 				got = append(got, ids[g.Rollout.ID])
 			}
-			if (tc.want == "" && len(got) != 0) || (tc.want != "" && (len(got) != 1 || got[0] != tc.want)) {
+			sort.Strings(got)
+			if strings.Join(got, " ") != tc.want {
 				t.Fatalf("%+v claimed %v, want only %q", tc.who, got, tc.want)
 			}
 		}
