@@ -99,6 +99,9 @@ func errorCode(body []byte) string {
 // recorded answer.
 func (f *fuzzServer) post(path, token string, body []byte, header http.Header) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(string(body)))
+	// A loopback Host, as a dev client sends: the MCP routes refuse
+	// httptest's example.com (DNS-rebinding protection, rest.GuardHosts).
+	req.Host = "127.0.0.1:8080"
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}

@@ -19,6 +19,9 @@ type Config struct {
 	HTTPAddr string
 	// PublicURL is the absolute base URL put into URLs handed to callers.
 	PublicURL string
+	// MCPAllowedHosts are Host names the MCP endpoints accept besides
+	// loopback names and PublicURL's host (DNS-rebinding protection).
+	MCPAllowedHosts []string
 	// DatabaseURL is a postgres:// URL; empty means the embedded SQLite
 	// database under DataDir (dev only).
 	DatabaseURL string
@@ -111,7 +114,12 @@ type Sandbox struct {
 	Providers []string
 	// RunAs is the user local sandbox commands run as when the worker runs
 	// as root; "root" keeps root. Ignored when the worker is not root.
+	// Either way commands run confined by bubblewrap.
 	RunAs string
+	// UnisolatedIUnderstand lets local sandbox commands run unconfined, as
+	// the worker's user, seeing its files and environment, where bubblewrap
+	// cannot confine them: only for a single-user machine.
+	UnisolatedIUnderstand bool
 	// KubeNamespace is where the kubernetes provider creates sandbox Pods.
 	KubeNamespace string
 	// KubeImage is the sandbox Pod image, pinned by tag or digest.
@@ -210,6 +218,7 @@ var Vars = []Var{
 	{"GATEHOUSE_FEATURE_SANDBOXES", "true", "sandbox tool family"},
 	{"GATEHOUSE_FEATURE_TRACKING", "false", "MLflow tool family"},
 	{"GATEHOUSE_MCP_UNDERSCORE_ALIASES", "false", "list underscore aliases of dotted tool names"},
+	{"GATEHOUSE_MCP_ALLOWED_HOSTS", "", "comma list of Host names the MCP endpoints accept besides loopback names and GATEHOUSE_PUBLIC_URL's host (DNS-rebinding protection)"},
 	{"GATEHOUSE_BLOB_DIR", "<GATEHOUSE_DATA_DIR>/blobs", "filesystem blob store root"},
 	{"GATEHOUSE_CENTRAL_GIT_DIR", "", "git repository holding research projects' central refs; empty: a database record"},
 	{"GATEHOUSE_MAX_BODY_BYTES", "4194304", "request body limit (413 beyond)"},
@@ -231,7 +240,8 @@ var Vars = []Var{
 	{"GATEHOUSE_STORAGE_SWEEP_INTERVAL", "1h", "how often the storage sweep schedule runs"},
 	{"GATEHOUSE_MLFLOW_TRACKING_URI", "", "MLflow tracking server base URL (mlflow.* tools)"},
 	{"GATEHOUSE_SANDBOX_PROVIDERS", "local", "comma list of sandbox providers (local, kubernetes); the first is the default"},
-	{"GATEHOUSE_SANDBOX_RUN_AS", "nobody", "user local sandbox commands run as when the worker is root (root: keep root)"},
+	{"GATEHOUSE_SANDBOX_RUN_AS", "nobody", "user local sandbox commands run as when the worker is root (root: keep root); confined by bubblewrap either way"},
+	{"GATEHOUSE_SANDBOX_UNISOLATED_I_UNDERSTAND", "false", "true: where bubblewrap cannot confine local sandbox commands, run them unconfined as the worker's user, able to read its data directory and environment (single-user machine only); false: refuse to start them"},
 	{"GATEHOUSE_SANDBOX_KUBE_NAMESPACE", "default", "namespace of kubernetes sandbox Pods"},
 	{"GATEHOUSE_SANDBOX_KUBE_IMAGE", DefaultSandboxKubeImage, "kubernetes sandbox Pod image, pinned by tag or digest"},
 	{"GATEHOUSE_SANDBOX_KUBE_AGENT_IMAGE", "", "Gatehouse image whose binary runs as the sandbox agent in each Pod, recording runs for sandbox.runs/terminal/pull_outputs; empty: the Pod image's own SSH server, no runs"},
@@ -301,9 +311,11 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 			KubeImage: r.str("GATEHOUSE_SANDBOX_KUBE_IMAGE", DefaultSandboxKubeImage), Kubeconfig: r.str("GATEHOUSE_SANDBOX_KUBECONFIG", ""),
 			KubeAgentImage: r.str("GATEHOUSE_SANDBOX_KUBE_AGENT_IMAGE", "")},
 	}
+	c.Sandbox.UnisolatedIUnderstand = r.boolean("GATEHOUSE_SANDBOX_UNISOLATED_I_UNDERSTAND", false)
 	c.BlobDir = r.str("GATEHOUSE_BLOB_DIR", filepath.Join(c.DataDir, "blobs"))
 	c.CentralGitDir = r.str("GATEHOUSE_CENTRAL_GIT_DIR", "")
 	c.PublicURL = strings.TrimRight(r.str("GATEHOUSE_PUBLIC_URL", ""), "/")
+	c.MCPAllowedHosts = commaList(r.str("GATEHOUSE_MCP_ALLOWED_HOSTS", ""))
 	if r.err != nil {
 		return Config{}, r.err
 	}
@@ -349,6 +361,17 @@ func sandboxProviders(list string) ([]string, error) {
 		return nil, fmt.Errorf("GATEHOUSE_SANDBOX_PROVIDERS: name at least one provider (known: %s)", strings.Join(SandboxProviderNames, ", "))
 	}
 	return out, nil
+}
+
+// commaList splits a comma list, dropping blanks.
+func commaList(list string) []string {
+	var out []string
+	for _, item := range strings.Split(list, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 // displayHost turns a listen address such as ":8080" into one a client can use.

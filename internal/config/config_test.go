@@ -79,3 +79,15 @@ func TestVars_NamesAreUniqueAndPrefixed(t *testing.T) {
 		}
 	}
 }
+
+func TestFromLookup_MCPAllowedHostsIsACommaList(t *testing.T) {
+	t.Parallel()
+	c, err := FromLookup(lookup(nil))
+	if err != nil || c.MCPAllowedHosts != nil {
+		t.Fatalf("default MCPAllowedHosts %q (%v), want none", c.MCPAllowedHosts, err)
+	}
+	c, err = FromLookup(lookup(map[string]string{"GATEHOUSE_MCP_ALLOWED_HOSTS": " mcp.internal:8443, ,gatehouse.svc "}))
+	if err != nil || strings.Join(c.MCPAllowedHosts, "|") != "mcp.internal:8443|gatehouse.svc" {
+		t.Fatalf("MCPAllowedHosts %q (%v)", c.MCPAllowedHosts, err)
+	}
+}
