@@ -33,23 +33,27 @@ type agentResult struct {
 	stdout string
 	// startErr is set when the agent never ran; err when it ran and failed.
 	startErr, setupErr, err error
-	wall                    time.Duration
+	// killed: the runner stopped the agent (its context ended).
+	killed bool
+	wall   time.Duration
 	// llmCalls is the completions counted through the proxy; nil when the
 	// agent never ran (nothing to assert).
 	llmCalls *int64
 }
 
 // exclusionOf names what happened, in order of cause: the agent never
-// started, the runner shut down, the deadline came, or the agent failed.
+// started; the runner stopped it because it shut down or the deadline
+// came; or the agent failed on its own. An agent that finished before any
+// of that is not excluded.
 func exclusionOf(runner, agent context.Context, res agentResult) (string, string) {
 	switch {
 	case res.setupErr != nil:
 		return ExclusionSubstrate, res.setupErr.Error()
 	case res.startErr != nil:
 		return ExclusionEntrypoint, res.startErr.Error()
-	case runner.Err() != nil:
+	case res.killed && runner.Err() != nil:
 		return ExclusionCancelled, "the runner shut down while the agent was running"
-	case errors.Is(agent.Err(), context.DeadlineExceeded):
+	case res.killed && errors.Is(agent.Err(), context.DeadlineExceeded):
 		return ExclusionDeadline, "the agent was still running at deadline_ts"
 	case res.err != nil:
 		return ExclusionAgentExit, res.err.Error()
@@ -94,16 +98,17 @@ func runAgent(ctx context.Context, opts Options, env []string, dir string) agent
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var err error
+	killed := false
 	select {
 	case err = <-done:
 	case <-ctx.Done():
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		err = <-done
+		err, killed = <-done, true
 	}
 	if err != nil && stderr.b.Len() > 0 {
 		err = fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.b.String()))
 	}
-	return agentResult{stdout: strings.TrimRight(stdout.b.String(), "\n"), err: err, wall: time.Since(start)}
+	return agentResult{stdout: strings.TrimRight(stdout.b.String(), "\n"), err: err, killed: killed, wall: time.Since(start)}
 }
 
 // capped keeps the first max bytes written and drops the rest.
