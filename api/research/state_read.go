@@ -17,12 +17,6 @@ const (
 	// transiently (a worker died holding it, Temporal restarting): with
 	// two workers a killed one costs a delay, not an error.
 	stateReadBudget = 15 * time.Second
-	// stateQueryAttempt bounds one query. It outlasts the workflow's
-	// sticky schedule-to-start timeout (5 s), after which Temporal clears
-	// a dead worker's stickiness and hands the query to a live worker, so
-	// one attempt usually rides out a killed worker; a query parked longer
-	// is asked again rather than waited on.
-	stateQueryAttempt = 8 * time.Second
 	// stateRetryFirst and stateRetryMax are the backoff between attempts.
 	stateRetryFirst = 200 * time.Millisecond
 	stateRetryMax   = 2 * time.Second
@@ -70,8 +64,11 @@ func (s *Service) queryState(ctx context.Context, workflowID, query string, out 
 	deadline := time.Now().Add(stateReadBudget)
 	wait := stateRetryFirst
 	for {
-		attempt := min(stateQueryAttempt, max(time.Until(deadline), time.Second))
-		qctx, cancel := context.WithTimeout(ctx, attempt)
+		// One attempt may take the rest of the budget: Temporal hands a
+		// query a dead sticky worker did not pick up (within the sticky
+		// schedule-to-start timeout) to a live worker by itself, and
+		// cutting an attempt short would cut that hand-over short too.
+		qctx, cancel := context.WithTimeout(ctx, max(time.Until(deadline), time.Second))
 		v, err := s.Temporal.QueryWorkflow(qctx, workflowID, "", query)
 		if err == nil {
 			err = v.Get(out)
