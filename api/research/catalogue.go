@@ -8,6 +8,7 @@ package research
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -140,9 +141,40 @@ func (c *Catalogue) Counts() (public, hidden int) {
 	return public, hidden
 }
 
-// ListedName is the name a tool is listed under.
-func (c *Catalogue) ListedName(t *Tool) string {
-	if c.aliases {
+// ListedName is the name a tool is listed under by default
+// (GATEHOUSE_MCP_UNDERSCORE_ALIASES decides).
+func (c *Catalogue) ListedName(t *Tool) string { return c.NameIn(t, NamingDefault) }
+
+// Naming is the form of tool names one MCP connection lists: clients that
+// reject dots ask for underscore names per connection (?names=underscore)
+// whatever the deployment's default is. A connection lists one form only.
+type Naming string
+
+// The namings a connection may ask for.
+const (
+	// NamingDefault follows GATEHOUSE_MCP_UNDERSCORE_ALIASES.
+	NamingDefault Naming = ""
+	// NamingDotted lists the contract's dotted names.
+	NamingDotted Naming = "dotted"
+	// NamingUnderscore lists workflow_status_and_next for workflow.status_and_next.
+	NamingUnderscore Naming = "underscore"
+)
+
+// ErrUnknownNaming is answered to a names value other than dotted or underscore.
+var ErrUnknownNaming = errors.New(`names must be "dotted" or "underscore"`)
+
+// ParseNaming reads the names query parameter ("" is the default).
+func ParseNaming(v string) (Naming, error) {
+	switch n := Naming(v); n {
+	case NamingDefault, NamingDotted, NamingUnderscore:
+		return n, nil
+	}
+	return NamingDefault, ErrUnknownNaming
+}
+
+// NameIn is the name a tool is listed under in naming n.
+func (c *Catalogue) NameIn(t *Tool, n Naming) string {
+	if n == NamingUnderscore || (n == NamingDefault && c.aliases) {
 		return AliasOf(t.Name)
 	}
 	return t.Name

@@ -16,14 +16,21 @@ import (
 
 const principalExtra = "gatehouse.principal"
 
-// NewMCPServer lists the catalogue on an MCP server; every call goes
-// through Service.Invoke, and errors are tool results with isError.
+// NewMCPServer lists the catalogue on an MCP server under its default
+// names; every call goes through Service.Invoke, and errors are tool
+// results with isError.
 func NewMCPServer(s *Service, version string) *mcp.Server {
+	return NewMCPServerNamed(s, version, NamingDefault)
+}
+
+// NewMCPServerNamed lists the catalogue under one naming only: a tool is
+// callable by the name it is listed under, never by its other form.
+func NewMCPServerNamed(s *Service, version string, naming Naming) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "gatehouse-research", Version: version}, nil)
 	for i := range s.Cat.Tools {
 		t := &s.Cat.Tools[i]
 		raw, _ := json.Marshal(t.Schema)
-		tool := &mcp.Tool{Name: s.Cat.ListedName(t), Description: t.Description, InputSchema: json.RawMessage(raw),
+		tool := &mcp.Tool{Name: s.Cat.NameIn(t, naming), Description: t.Description, InputSchema: json.RawMessage(raw),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly}}
 		if t.Hidden {
 			tool.Meta = mcp.Meta{"hidden": true, "io.gatehouse/hidden": true}
@@ -63,11 +70,20 @@ func errorResult(e *ToolError) *mcp.CallToolResult {
 
 // MCPHandler serves MCP over Streamable HTTP (stateless) behind the bearer
 // credential: rest.Require authenticates, then the principal is handed to
-// the SDK as token info so each tool call sees who called.
+// the SDK as token info so each tool call sees who called. The names query
+// parameter picks the naming of the connection (?names=underscore for
+// clients that reject dots). DNS-rebinding protection is rest.GuardHosts
+// where the route is mounted, not the SDK's localhost protection: that one
+// refuses a same-host proxy's public Host and ignores Origin.
 func MCPHandler(s *Service, version string) gin.HandlerFunc {
-	srv := NewMCPServer(s, version)
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true})
+	servers := map[Naming]*mcp.Server{}
+	for _, n := range []Naming{NamingDefault, NamingDotted, NamingUnderscore} {
+		servers[n] = NewMCPServerNamed(s, version, n)
+	}
+	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		n, _ := ParseNaming(r.URL.Query().Get("names"))
+		return servers[n]
+	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true})
 	verify := func(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
 		p, ok := r.Context().Value(principalCtxKey{}).(platform.Principal)
 		if !ok {
@@ -80,6 +96,10 @@ func MCPHandler(s *Service, version string) gin.HandlerFunc {
 		p, ok := rest.PrincipalOf(c)
 		if !ok {
 			rest.Abort(c, http.StatusUnauthorized, "unauthorized", "missing credential")
+			return
+		}
+		if _, err := ParseNaming(c.Query("names")); err != nil {
+			rest.Abort(c, http.StatusBadRequest, "invalid_input", err.Error())
 			return
 		}
 		ctx := withRequestBase(context.WithValue(c.Request.Context(), principalCtxKey{}, p), c.Request)
