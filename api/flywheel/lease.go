@@ -8,6 +8,8 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -27,6 +29,11 @@ func holder(c *gin.Context) (models.Holder, bool) {
 	if !ok {
 		c.Header("WWW-Authenticate", `Bearer realm="gatehouse-rollout"`)
 		rest.Abort(c, http.StatusUnauthorized, "unauthorized", "missing bearer credential: use the rollout's api_key from the claim")
+		return models.Holder{}, false
+	}
+	if id := c.Param("id"); strings.ContainsRune(id, 0) || !utf8.ValidString(id) {
+		// No rollout id holds these, and PostgreSQL would refuse the query.
+		rest.Abort(c, http.StatusNotFound, "not_found", "no such rollout")
 		return models.Holder{}, false
 	}
 	token := c.GetHeader(LeaseTokenHeader)

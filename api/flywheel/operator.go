@@ -68,6 +68,14 @@ func (h *Handler) Enqueue(c *gin.Context) {
 			rest.Abort(c, http.StatusUnprocessableEntity, "invalid_input", "metadata must be an object", gin.H{"path": at + "/metadata"})
 			return
 		}
+		var u unstorable
+		u.text(at+"/turn_input", it.TurnInput)
+		u.text(at+"/task_id", it.TaskID)
+		u.raw(at+"/metadata", rawOrNil(it.Metadata))
+		if len(u) > 0 {
+			rest.Abort(c, http.StatusUnprocessableEntity, "unstorable_value", u[0].Message, gin.H{"path": u[0].Path})
+			return
+		}
 		if it.TaskID != nil && (*it.TaskID == "" || len(*it.TaskID) > 255) {
 			rest.Abort(c, http.StatusUnprocessableEntity, "invalid_input", "task_id must be 1-255 characters", gin.H{"path": at + "/task_id"})
 			return

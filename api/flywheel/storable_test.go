@@ -56,3 +56,16 @@ func TestOutput_AValueTheStoreCannotHoldIs422AndChangesNothing(t *testing.T) {
 		}
 	})
 }
+
+func TestLeaseAndEnqueue_AnIDOrInputTheStoreCannotHoldIsAnsweredNot503(t *testing.T) {
+	eachTestEnv(t, Options{}, func(t *testing.T, e *testEnv) {
+		g := e.lease(time.Hour)
+		if r := e.do(http.MethodPost, "/flywheel/rollouts/ro_%00x/heartbeat", g.APIKey, nil, LeaseTokenHeader, g.LeaseToken); r.Status != http.StatusNotFound {
+			t.Fatalf("a NUL in the rollout id: %d %s", r.Status, r.Body)
+		}
+		r := e.do(http.MethodPost, "/operator/v1/rollouts", e.opToken, []byte(`{"rollouts":[{"turn_input":"a\u0000b"}]}`))
+		if r.Status != http.StatusUnprocessableEntity || detailPath(t, r) != "/rollouts/0/turn_input" {
+			t.Fatalf("a NUL in turn_input: %d %s", r.Status, r.Body)
+		}
+	})
+}
