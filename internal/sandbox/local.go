@@ -26,8 +26,12 @@ var uidPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // Local runs each sandbox on this host: a working directory under Root and
 // an SSH server bound to loopback on its own port that accepts only the
-// sandbox's public key. Runs are recorded as files beside the working
-// directory, so any process sharing Root can read them.
+// sandbox's public key. Each command runs confined by bubblewrap (see
+// bwrapArgs), where it sees its working directory and a read-only system
+// but not the data directory, other sandboxes, the worker's processes or
+// the host's network; a host that cannot confine gets ErrUnconfined (see
+// SetUnconfined). Runs are recorded as files beside the working directory,
+// outside the confinement, so any process sharing Root can read them.
 type Local struct {
 	Root string
 	// Listen is the address SSH servers bind ("" is 127.0.0.1); a sandbox
@@ -37,11 +41,21 @@ type Local struct {
 	// locale); a sandbox agent passes its image's, so PATH, CUDA and
 	// library settings reach commands. HOME and PWD are always the workdir.
 	Env []string
+	// MaxProcesses bounds one sandbox's processes (0: DefaultMaxProcesses);
+	// DiskQuota the bytes its working directory may hold (0:
+	// DefaultDiskQuota).
+	MaxProcesses int
+	DiskQuota    int64
 
 	mu      sync.Mutex
 	servers map[string]*server
 	// runAs is set by RunAs when commands drop root (nil: they do not).
 	runAs atomic.Pointer[runAs]
+	// unconfined is set by SetUnconfined.
+	unconfined atomic.Bool
+	// findBwrap locates bubblewrap (nil: bwrapPath); tests swap in a
+	// bubblewrap that fails as on a host without user namespaces.
+	findBwrap func() (string, error)
 }
 
 var (
@@ -77,8 +91,12 @@ func (l *Local) Options() []InstanceType {
 	}
 }
 
-// Health implements Provider: the root must be writable.
+// Health implements Provider: commands must be confinable and the root
+// writable.
 func (l *Local) Health(context.Context) error {
+	if _, err := l.confinement(); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(l.Root, 0o700); err != nil {
 		return err
 	}
@@ -150,8 +168,13 @@ func (l *Local) Provision(_ context.Context, spec Spec) (Endpoint, error) {
 	return s.endpoint, nil
 }
 
-// start makes uid's directories and starts its SSH server.
+// start makes uid's directories and starts its SSH server; a host that
+// cannot confine commands is refused before anything is made.
 func (l *Local) start(spec Spec, dir string) (*server, error) {
+	confine, err := l.confinement()
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o700); err != nil {
 		return nil, err
 	}
@@ -159,7 +182,44 @@ func (l *Local) start(spec Spec, dir string) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newServer(spec, work, filepath.Join(dir, "runs"), l.credential(), l.Listen, l.Env)
+	return newServer(spec, work, filepath.Join(dir, "runs"), l.credential(), l.Listen, l.Env, confine)
+}
+
+// SetUnconfined makes commands run unconfined, as the user RunAs chose and
+// with the host's view: for a sandbox agent, whose Pod is the boundary,
+// and for a single-user machine whose owner opted in with
+// UnisolatedSetting. Call it before the first Provision.
+func (l *Local) SetUnconfined(on bool) { l.unconfined.Store(on) }
+
+// Unconfined reports whether commands run unconfined (see SetUnconfined).
+func (l *Local) Unconfined() bool { return l.unconfined.Load() }
+
+// confinement is how new sandboxes' commands are confined: bubblewrap,
+// checked by a probe as the user commands run as, unless SetUnconfined.
+func (l *Local) confinement() (confinement, error) {
+	c := confinement{maxProcesses: l.MaxProcesses, diskQuota: l.DiskQuota}
+	if c.maxProcesses <= 0 {
+		c.maxProcesses = DefaultMaxProcesses
+	}
+	if c.diskQuota <= 0 {
+		c.diskQuota = DefaultDiskQuota
+	}
+	if l.unconfined.Load() {
+		return c, nil
+	}
+	find := l.findBwrap
+	if find == nil {
+		find = bwrapPath
+	}
+	bwrap, err := find()
+	if err != nil {
+		return c, err
+	}
+	if err := probeConfinement(bwrap, l.credential()); err != nil {
+		return c, err
+	}
+	c.bwrap = bwrap
+	return c, nil
 }
 
 // Destroy implements Provider: it closes the port, kills running commands

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -32,6 +33,8 @@ type runner struct {
 	memoryKB   int
 	cred       *syscall.Credential
 	env        []string
+	// confine is how commands are confined ("" bwrap path: unconfined).
+	confine confinement
 
 	mu      sync.Mutex
 	seq     int
@@ -41,7 +44,7 @@ type runner struct {
 // newRunner continues the run numbering of runs and marks runs a previous
 // server left running as killed: their server, and with it their process
 // (Pdeathsig), died with the worker that ran them.
-func newRunner(work, runs string, spec Spec, cred *syscall.Credential, env []string) *runner {
+func newRunner(work, runs string, spec Spec, cred *syscall.Credential, env []string, confine confinement) *runner {
 	limit := spec.TimeLimit
 	if limit <= 0 {
 		limit = defaultCommandLimit
@@ -50,7 +53,7 @@ func newRunner(work, runs string, spec Spec, cred *syscall.Credential, env []str
 	if cpu <= 0 {
 		cpu = 1
 	}
-	r := &runner{work: work, runs: runs, limit: limit, cancels: map[int]context.CancelFunc{}, cred: cred, env: env,
+	r := &runner{work: work, runs: runs, limit: limit, cancels: map[int]context.CancelFunc{}, cred: cred, env: env, confine: confine,
 		cpuSeconds: int(math.Ceil(cpu * limit.Seconds())), memoryKB: spec.MemoryMB * 1024}
 	r.adoptPrior()
 	return r
@@ -85,10 +88,35 @@ func (r *runner) adoptPrior() {
 	}
 }
 
-// limitedShell wraps a command so the shell applies CPU-time and memory
-// limits before running it; the command text travels as $0, never spliced
-// into the script.
+// limitedShell wraps a command so the shell applies CPU-time, memory,
+// process and file-size limits before running it; the command text travels
+// as $0, never spliced into the script.
 const limitedShell = `ulimit -t %d 2>/dev/null; %s exec /bin/sh -c "$0"`
+
+// confinedLimits are the limits a confined command must get or not run:
+// the process count (dash spells it -p, bash -u) and the size of one file
+// (512-byte blocks), so a fork bomb or a runaway write stops at once.
+const confinedLimits = `{ ulimit -p %[1]d 2>/dev/null || ulimit -u %[1]d 2>/dev/null; } && ulimit -f %[2]d 2>/dev/null ||
+{ echo "sandbox: cannot apply the process and file-size limits" >&2; exit 126; };`
+
+// argv is the program and arguments running command under the limits,
+// inside bubblewrap when the runner confines; a full working directory
+// (over its quota) lets it write no byte to any file.
+func (r *runner) argv(command string, full bool) []string {
+	limits := ""
+	if r.memoryKB > 0 {
+		limits = fmt.Sprintf("ulimit -v %d 2>/dev/null;", r.memoryKB)
+	}
+	if r.confine.bwrap == "" {
+		return []string{"/bin/sh", "-c", fmt.Sprintf(limitedShell, r.cpuSeconds, limits), command}
+	}
+	blocks := max(r.confine.diskQuota/512, 1)
+	if full {
+		blocks = 0
+	}
+	limits += fmt.Sprintf(confinedLimits, r.confine.maxProcesses, blocks)
+	return confinedArgv(r.confine.bwrap, r.work, []string{"/bin/sh", "-c", fmt.Sprintf(limitedShell, r.cpuSeconds, limits), command})
+}
 
 // run executes command, streaming output to the caller, and returns its
 // exit code (-1 when killed). accepted is called once the run is recorded,
@@ -110,11 +138,14 @@ func (r *runner) run(command string, accepted func(), stdin io.Reader, stdout, s
 	rec := Run{Seq: seq, Command: command, Status: RunRunning, StartedAt: time.Now().UTC()}
 	r.save(rec)
 	accepted()
-	mem := ""
-	if r.memoryKB > 0 {
-		mem = fmt.Sprintf("ulimit -v %d 2>/dev/null;", r.memoryKB)
+	// Over quota a command may still delete files, but not write a byte.
+	full := overQuota(r.work, r.confine.diskQuota)
+	var quotaKilled atomic.Bool
+	if !full {
+		go watchQuota(ctx, r.work, r.confine.diskQuota, func() { quotaKilled.Store(true); cancel() })
 	}
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", fmt.Sprintf(limitedShell, r.cpuSeconds, mem), command)
+	argv := r.argv(command, full)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = r.work
 	cmd.Env = r.commandEnv()
 	// Pdeathsig: a command must not outlive the server that records it.
@@ -128,6 +159,11 @@ func (r *runner) run(command string, accepted func(), stdin io.Reader, stdout, s
 		defer func() { _ = live.Close(); _ = os.Remove(r.outPath(seq)) }()
 	}
 	out := capped{live: live}
+	if full {
+		note := fmt.Sprintf("[the working directory holds more than its %d byte quota: this command cannot write to files; delete some]\n", r.confine.diskQuota)
+		out.Write([]byte(note))
+		_, _ = io.WriteString(stderr, note)
+	}
 	cmd.Stdin = stdin
 	cmd.Stdout = io.MultiWriter(stdout, &out)
 	cmd.Stderr = io.MultiWriter(stderr, &out)
@@ -145,6 +181,11 @@ func (r *runner) run(command string, accepted func(), stdin io.Reader, stdout, s
 		out.Write([]byte(err.Error()))
 	default:
 		rec.Status = RunExited
+	}
+	if quotaKilled.Load() {
+		note := fmt.Sprintf("\n[the working directory went over its %d byte quota; this command was killed]\n", r.confine.diskQuota)
+		out.Write([]byte(note))
+		_, _ = io.WriteString(stderr, note)
 	}
 	end := time.Now().UTC()
 	rec.EndedAt, rec.ExitCode = &end, &code

@@ -26,8 +26,10 @@ type runAs struct {
 // user owns, under a traversable directory outside Root. It applies only
 // when this process runs as root (geteuid 0); otherwise, and for "root",
 // commands keep this process's user and working directories stay under
-// Root, which is how a non-root worker runs (isolated by file modes only).
-// Call it before the first Provision.
+// Root, which is how a non-root worker runs. Either way each command runs
+// confined by bubblewrap (see Local), in a mount namespace holding only
+// its working directory, so the user matters for what it owns on the
+// host, not for what it can see. Call it before the first Provision.
 func (l *Local) RunAs(name string) error {
 	if os.Geteuid() != 0 || name == "" || name == "root" {
 		l.runAs.Store(nil)

@@ -30,9 +30,9 @@ type server struct {
 }
 
 // newServer listens on loopback and serves sessions for spec's key only,
-// running commands in work as cred (nil: this process's user) and
-// recording them in runs.
-func newServer(spec Spec, work, runs string, cred *syscall.Credential, host string, env []string) (*server, error) {
+// running commands in work as cred (nil: this process's user), confined as
+// confine says, and recording them in runs.
+func newServer(spec Spec, work, runs string, cred *syscall.Credential, host string, env []string, confine confinement) (*server, error) {
 	authorized, _, _, _, err := ssh.ParseAuthorizedKey([]byte(spec.PublicKey))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadPublicKey, err)
@@ -61,7 +61,7 @@ func newServer(spec Spec, work, runs string, cred *syscall.Credential, host stri
 		return nil, err
 	}
 	s := &server{ln: ln, cfg: cfg, conns: map[net.Conn]struct{}{},
-		runner:   newRunner(work, runs, spec, cred, env),
+		runner:   newRunner(work, runs, spec, cred, env, confine),
 		endpoint: Endpoint{Host: ln.Addr().(*net.TCPAddr).IP.String(), Port: ln.Addr().(*net.TCPAddr).Port, User: LocalUser, Workdir: work}}
 	s.wg.Add(1)
 	go s.accept()

@@ -93,12 +93,16 @@ func Shared(cfg config.Config) (sandbox.Providers, error) {
 }
 
 // local is the process's local provider under DataDir/sandboxes, dropping
-// root to GATEHOUSE_SANDBOX_RUN_AS for commands.
+// root to GATEHOUSE_SANDBOX_RUN_AS for commands, which run confined unless
+// the owner of a single-user machine opted out with
+// GATEHOUSE_SANDBOX_UNISOLATED_I_UNDERSTAND. A host that cannot confine
+// them keeps the provider, which refuses sandboxes with ErrUnconfined.
 func local(cfg config.Config, _ Clients) (sandbox.Provider, error) {
 	l := sandbox.LocalAt(filepath.Join(cfg.DataDir, "sandboxes"))
 	if err := l.RunAs(cfg.Sandbox.RunAs); err != nil {
 		return nil, err
 	}
+	l.SetUnconfined(cfg.Sandbox.UnisolatedIUnderstand)
 	return l, nil
 }
 
