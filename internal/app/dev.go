@@ -53,6 +53,9 @@ func StartDev(ctx context.Context, cfg config.Config, opts DevOptions) (*DevStac
 		return nil, err
 	}
 	cfg.DataDir = dataDir
+	if err := privateDataDir(dataDir); err != nil {
+		return nil, err
+	}
 	if !filepath.IsAbs(cfg.BlobDir) {
 		cfg.BlobDir = filepath.Join(dataDir, "blobs")
 	}
@@ -152,5 +155,19 @@ func (d *DevStack) Banner() string {
 
 Try: curl -s -X POST -H 'Authorization: Bearer %s' %s/v1/ping
 Press Ctrl-C to stop; data stays in %s.
-`, d.APIURL, d.APIURL, d.APIURL, d.APIURL, d.APIURL, d.UIURL, d.TemporalAddr, d.APIKey, d.OperatorToken, d.APIKey, d.APIURL, d.svc.cfg.DataDir)
+`, d.APIURL, d.APIURL, d.APIURL, d.APIURL, d.APIURL, d.UIURL, d.TemporalAddr, d.APIKey, d.OperatorToken, d.APIKey, d.APIURL, d.svc.cfg.DataDir) + unisolatedWarning(d.svc.cfg)
+}
+
+// unisolatedWarning is the banner's warning when local sandbox commands
+// may run unconfined ("" otherwise).
+func unisolatedWarning(cfg config.Config) string {
+	if !cfg.Sandbox.UnisolatedIUnderstand || !cfg.Features.Sandboxes {
+		return ""
+	}
+	return `
+WARNING: GATEHOUSE_SANDBOX_UNISOLATED_I_UNDERSTAND is on. Where bubblewrap
+cannot confine them, local sandbox commands run as this user and can read
+the data directory (the operator token included) and this process's
+environment. Any agent key can then act as operator.
+`
 }

@@ -52,5 +52,20 @@ func ensureDevCredentials(ctx context.Context, db *gorm.DB, dataDir, fixedKey, f
 			return devCredentials{}, err
 		}
 	}
+	// WriteFile sets the mode only when it creates the file: one an older
+	// version left readable is tightened too.
+	if err := os.Chmod(path, 0o600); err != nil {
+		return devCredentials{}, err
+	}
 	return got, nil
+}
+
+// privateDataDir makes dir, the data directory holding the credentials,
+// the databases and the blobs, readable by its owner only (0700), also
+// when an earlier run left it open.
+func privateDataDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return os.Chmod(dir, 0o700)
 }

@@ -53,6 +53,13 @@ func attackFromSandbox(t *testing.T, runAs string) {
 	dataDir := filepath.Join(parent, ".gatehouse")
 	env := map[string]string{"GATEHOUSE_DATABASE_URL": dbURL, "GATEHOUSE_SANDBOX_RUN_AS": runAs}
 	s := StartStack(t, StackOptions{DataDir: dataDir, NoWorker: true, Env: env})
+	for path, want := range map[string]os.FileMode{dataDir: 0o700, filepath.Join(dataDir, "dev-credentials.json"): 0o600} {
+		if st, err := os.Stat(path); err != nil {
+			t.Error(err)
+		} else if st.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", path, st.Mode().Perm(), want)
+		}
+	}
 	secret := "worker-secret-" + randomMarker(t)
 	workerEnv := s.WorkerEnv(dbURL)
 	workerEnv["GATEHOUSE_ATTACK_TEST_SECRET"] = secret
