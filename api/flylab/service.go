@@ -168,12 +168,6 @@ func (s *Service) state(ctx context.Context, sessionID string) (wf.SessionState,
 	return ReadSession(ctx, s.deps.DB, q, sessionID)
 }
 
-// SessionState is ReadSession for this service's database and Temporal
-// client; the console reads sessions through it.
-func (s *Service) SessionState(ctx context.Context, sessionID string) (wf.SessionState, error) {
-	return s.state(ctx, sessionID)
-}
-
 // resume starts the session workflow from the session's latest state when
 // no run of it is running: never started, or closed and purged, or
 // terminated. A running workflow is left as it is (USE_EXISTING), so two
