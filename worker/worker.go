@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -51,9 +52,11 @@ func New(c client.Client, taskQueue string, deps Dependencies) sdkworker.Worker 
 
 // workerOptions are both workers' options. WorkerStopTimeout lets
 // in-flight activities finish when the worker stops (SIGTERM in a rolling
-// update) instead of cancelling them to be retried elsewhere from scratch.
+// update) instead of cancelling them to be retried elsewhere from scratch;
+// drainKeepAlive keeps their heartbeats going meanwhile.
 func workerOptions(cfg config.Config) sdkworker.Options {
-	return sdkworker.Options{WorkerStopTimeout: cfg.WorkerStopTimeout}
+	return sdkworker.Options{WorkerStopTimeout: cfg.WorkerStopTimeout,
+		Interceptors: []interceptor.WorkerInterceptor{&drainKeepAlive{}}}
 }
 
 // Register adds every workflow and activity to a registry (a worker or a

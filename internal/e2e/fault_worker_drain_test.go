@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"syscall"
@@ -61,8 +62,8 @@ func TestWorker_SIGTERMDrainsTheRunningSimulation(t *testing.T) {
 	}
 	sim := simulateActivity(t, tc, wf.SessionWorkflowID(approved.sid))
 	if sim.completed == nil {
-		t.Fatalf("the simulation did not complete on the SIGTERMed worker (failed: %v, timed out: %v); it would be retried from scratch elsewhere",
-			sim.failed != nil, sim.timedOut != nil)
+		t.Fatalf("the simulation did not complete on the SIGTERMed worker (failed: %v, timed out: %v; pending: %s); it would be retried from scratch elsewhere",
+			sim.failed != nil, sim.timedOut != nil, pendingSimulation(tc, wf.SessionWorkflowID(approved.sid)))
 	}
 	if sim.attempt != 1 {
 		t.Fatalf("simulation completed on attempt %d, want 1 (no retry)", sim.attempt)
@@ -161,4 +162,20 @@ func simulateActivity(t *testing.T, c client.Client, workflowID string) simulati
 		}
 	}
 	return sim
+}
+
+// pendingSimulation describes the simulation activity still pending, for a
+// failure message: its attempt and why the last one failed.
+func pendingSimulation(c client.Client, workflowID string) string {
+	desc, err := c.DescribeWorkflowExecution(context.Background(), workflowID, "")
+	if err != nil {
+		return err.Error()
+	}
+	for _, a := range desc.GetPendingActivities() {
+		if a.GetActivityType().GetName() == wf.ActivitySimulate {
+			return fmt.Sprintf("attempt %d, state %s, last failure %q, last heartbeat %s",
+				a.GetAttempt(), a.GetState(), a.GetLastFailure().GetMessage(), a.GetLastHeartbeatTime().AsTime().Format(time.RFC3339Nano))
+		}
+	}
+	return "none"
 }
