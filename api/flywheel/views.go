@@ -73,11 +73,11 @@ type rolloutView struct {
 	Exclusion            *exclusionView  `json:"exclusion"`
 	Output               *outputView     `json:"output,omitempty"`
 	GatewayCalls         []callView      `json:"gateway_calls_derived,omitempty"`
+	CreatedAt            time.Time       `json:"created_at"`
+	FinishedAt           *time.Time      `json:"finished_at"`
 	// ToolCallEmittedBy joins each reported tool_call_id to the gateway
 	// call that emitted it.
 	ToolCallEmittedBy map[string]string `json:"tool_call_emitted_by,omitempty"`
-	CreatedAt         time.Time         `json:"created_at"`
-	FinishedAt        *time.Time        `json:"finished_at"`
 }
 
 // view renders a rollout. on_policy is true only when the agent reported a
