@@ -76,7 +76,10 @@ func (s *Service) mcpTool(name string) mcp.ToolHandler {
 func (s *Service) mcpHandler() http.Handler {
 	srv := s.MCPServer()
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true})
+		// rest.GuardHosts (mounted in front) is the DNS-rebinding check: it
+		// also admits the public URL's host and the allow-list, which the
+		// SDK's loopback-only check would refuse behind a same-host proxy.
+		&mcp.StreamableHTTPOptions{Stateless: true, DisableLocalhostProtection: true})
 	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		p, err := platform.Authenticate(ctx, s.deps.DB, token)
 		if errors.Is(err, platform.ErrInvalidCredential) {
