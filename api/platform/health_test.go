@@ -129,3 +129,23 @@ func dependencyUp(t *testing.T, reg *prometheus.Registry) map[string]float64 {
 	}
 	return out
 }
+
+// TestDependencyChecks_WhichRoleNeedsTemporalToBeReady pins the decision:
+// the api's readiness needs the database only, the worker's needs both.
+func TestDependencyChecks_WhichRoleNeedsTemporalToBeReady(t *testing.T) {
+	t.Parallel()
+	db := modelstest.SQLite(t)
+	required := func(deps Dependencies) map[string]bool {
+		out := map[string]bool{}
+		for _, d := range deps {
+			out[d.Name] = d.Required
+		}
+		return out
+	}
+	if got := required(DependencyChecks(db, nil, "default")); !got["database"] || got["temporal"] || len(got) != 2 {
+		t.Fatalf("api: %v, want database required and temporal reported", got)
+	}
+	if got := required(WorkerDependencyChecks(db, nil, "default")); !got["database"] || !got["temporal"] || len(got) != 2 {
+		t.Fatalf("worker: %v, want both required", got)
+	}
+}
