@@ -4,10 +4,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"golang.org/x/crypto/ssh"
@@ -21,23 +24,31 @@ import (
 // with the operator token, the databases, the blobs), another sandbox's
 // working directory, and the worker's environment (its database URL and
 // provider keys), through /proc by the worker's pid, pid 1 and $PPID. Each
-// attempt must fail, both when a root worker drops to a run-as user and
-// when commands keep the worker's own user (GATEHOUSE_SANDBOX_RUN_AS=root,
-// how a non-root worker runs them). The data directory sits under a
-// traversable parent, as a checkout's .gatehouse or /var/lib/gatehouse do.
+// attempt must fail: when a root worker drops to a run-as user, when
+// commands keep a root worker's user (GATEHOUSE_SANDBOX_RUN_AS=root), and
+// when the worker is not root (as `gatehouse dev` usually runs), so
+// commands run as the user owning the data directory. The data directory
+// sits under a traversable parent, as a checkout's .gatehouse or
+// /var/lib/gatehouse do.
 func TestSandbox_AttacksFromInsideALocalSandboxReachNoWorkerSecret(t *testing.T) {
-	for _, tc := range []struct{ name, runAs string }{
-		{"RootWorkerDropsToNobody", "nobody"},
-		{"CommandsKeepTheWorkersUser", "root"},
+	for _, tc := range []struct {
+		name, runAs string
+		workerUID   int
+	}{
+		{"RootWorkerDropsToNobody", "nobody", 0},
+		{"CommandsKeepTheRootWorkersUser", "root", 0},
+		{"NonRootWorker", "root", 4242},
 	} {
-		t.Run(tc.name, func(t *testing.T) { attackFromSandbox(t, tc.runAs) })
+		t.Run(tc.name, func(t *testing.T) { attackFromSandbox(t, tc.runAs, tc.workerUID) })
 	}
 }
 
 // attackFromSandbox runs every attack against a stack whose worker, a
 // separate process holding a secret in its environment, runs sandbox
-// commands as runAs.
-func attackFromSandbox(t *testing.T, runAs string) {
+// commands as runAs; a workerUID other than 0 runs that worker as this
+// uid, owning the data directory (the API, in this process, computes
+// workdirs as a worker keeping its user does, from runAs root).
+func attackFromSandbox(t *testing.T, runAs string, workerUID int) {
 	dbURL := modelstest.SchemaURL(t)
 	if dbURL == "" {
 		t.Skip("needs PostgreSQL (GATEHOUSE_TEST_DATABASE_URL); CI always sets it")
@@ -63,7 +74,12 @@ func attackFromSandbox(t *testing.T, runAs string) {
 	secret := "worker-secret-" + randomMarker(t)
 	workerEnv := s.WorkerEnv(dbURL)
 	workerEnv["GATEHOUSE_ATTACK_TEST_SECRET"] = secret
-	worker := StartRoleProcess(t, "worker", workerEnv)
+	var worker *Process
+	if workerUID == 0 {
+		worker = StartRoleProcess(t, "worker", workerEnv)
+	} else {
+		worker = startWorkerAs(t, workerEnv, parent, workerUID, dataDir)
+	}
 
 	op := connectResearch(t, s, s.OperatorToken)
 	pid := str(dig(op.must("project", map[string]any{"action": "create", "name": uniq("e2e-sandbox-attack")}), "project", "id"))
@@ -119,6 +135,61 @@ func attackFromSandbox(t *testing.T, runAs string) {
 			}
 		})
 	}
+}
+
+// startWorkerAs runs a worker process as uid (gid the same), which then
+// owns dataDir: a copy of the test binary in binDir, since the build
+// directory is private to root.
+func startWorkerAs(t *testing.T, env map[string]string, binDir string, uid int, dataDir string) *Process {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("starting a worker as another user needs root")
+	}
+	bin := filepath.Join(binDir, "e2e-worker.test")
+	if err := copyExecutable(os.Args[0], bin); err != nil {
+		t.Fatal(err)
+	}
+	if err := filepath.WalkDir(dataDir, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, uid, uid)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^$")
+	cmd.Env = append(os.Environ(), childRoleEnv+"=worker", "HOME="+binDir)
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{}}}
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &Process{cmd: cmd, out: out, waited: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(p.waited) }()
+	t.Cleanup(func() { p.Kill(); p.logOnFailure(t) })
+	return p
+}
+
+// copyExecutable copies src to dst, mode 0755.
+func copyExecutable(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		_ = out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // sandboxShell answers a function running one command in the sandbox view
