@@ -72,7 +72,8 @@ func (s *Service) mcpTool(name string) mcp.ToolHandler {
 // one that saw initialize). Answers stay event streams rather than
 // JSONResponse: run_fly_simulation's progress notifications are sent in
 // the tool call's context, so they travel on that POST's own stream, which
-// needs no session. DNS-rebinding (localhost) protection stays on.
+// needs no session. DNS-rebinding protection is rest.GuardHosts, mounted
+// in front of this handler.
 func (s *Service) mcpHandler() http.Handler {
 	srv := s.MCPServer()
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
