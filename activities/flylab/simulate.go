@@ -50,30 +50,40 @@ func (a *Activities) Simulate(ctx context.Context, call wf.ToolCall) (wf.ToolEff
 		return fail(wf.CodeEvidenceMismatch, "approved_protocol_hash does not match the approval record",
 			map[string]any{"approved_protocol_hash": approval.ProtocolHash}), nil
 	}
+	var progress [2]int
 	batch, err := science.Simulate(design.Experiment.Protocol, design.SeedManifest, func(done, total int) error {
-		activity.RecordHeartbeat(ctx, [2]int{done, total})
+		progress = [2]int{done, total}
+		activity.RecordHeartbeat(ctx, progress)
 		return ctx.Err()
 	})
+	// Encoding and storing a large batch takes seconds under load: beat
+	// between the phases so the heartbeat timeout never takes a finished
+	// simulation for a dead worker (and a drain can wait it out).
+	beat := func() { activity.RecordHeartbeat(ctx, progress) }
 	if err != nil {
 		if ctx.Err() != nil {
 			return wf.ToolEffect{}, ctx.Err()
 		}
 		return effectOf(err)
 	}
+	beat()
 	data, err := toMap(batch)
 	if err != nil {
 		return wf.ToolEffect{}, err
 	}
+	beat()
 	data["approval"] = approval
 	data["artifact_type"] = "simulation_batch"
 	data["parent_ids"] = []string{row.ID, approval.ID}
 	if err := models.PutToolResult(ctx, a.DB, call.ResultKey, call.SessionID, call.Tool, data); err != nil {
 		return wf.ToolEffect{}, err
 	}
+	beat()
 	body, err := toJSON(batch)
 	if err != nil {
 		return wf.ToolEffect{}, err
 	}
+	beat()
 	if err := models.CreateOnce(ctx, a.DB, &models.Batch{ID: batch.ID, SessionID: call.SessionID, ExperimentID: row.ID,
 		OperationKey: call.OperationKey, RunContentHash: batch.RunContentHash, Body: body, CreatedAt: time.Now().UTC()}); err != nil {
 		return wf.ToolEffect{}, err
