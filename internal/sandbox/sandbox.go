@@ -1,7 +1,8 @@
 // Package sandbox provisions research sandboxes: machines an agent reaches
 // over SSH with its own key, whose commands are recorded as runs. Providers
 // sit behind one small interface; the local provider (the dev default) runs
-// an SSH server on loopback per sandbox with a private working directory.
+// an SSH server on loopback per sandbox with a private working directory,
+// each command confined by bubblewrap (see Local and SECURITY.md).
 package sandbox
 
 import (
