@@ -53,8 +53,10 @@ func (p *Proc) Start() error {
 	cmd.Env = append(os.Environ(), p.command.Env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// A process group of its own, so a signal to the stack's parent (an
-	// interactive ^C) reaches the child only through Stop.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// interactive ^C) reaches the child only through Stop; and killed with
+	// the parent, so a stack whose owner crashed (a panicking test) leaves
+	// no server holding ports and database connections behind.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		_ = logf.Close()
 		return fmt.Errorf("prodlike: start %s: %w", p.Name, err)
