@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
 	"testing"
+	"time"
 )
 
 // BenchmarkProductionTopology_FlywheelVsSkipLocked runs the lease bench of
@@ -27,6 +29,7 @@ func BenchmarkProductionTopology_FlywheelVsSkipLocked(b *testing.B) {
 			q := leaser{base: p.APIURL, claimPath: "/flywheel/claim", claimToken: p.APIKey,
 				hbPath: func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" }}
 			leased := runLeaseBench(b, q, n)
+			q.hc = &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 			outs := q.round(b, leased, func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/output" },
 				map[string]any{"final_text": "bench", "tool_calls": []any{}, "llm_call_count": 0})
 			b.ReportMetric(pct(outs, 0.50), "out-p50-ms")
