@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"gorm.io/gorm"
 
+	"github.com/gatehouse/gatehouse/internal/temporalerr"
 	models "github.com/gatehouse/gatehouse/models/flylab"
 	wf "github.com/gatehouse/gatehouse/workflows/flylab"
 )
@@ -92,7 +93,7 @@ func querySession(ctx context.Context, q StateQuerier, sessionID string) (wf.Ses
 		if errors.As(err, &gone) {
 			return st, fmt.Errorf("%w: %v", ErrSessionGone, err)
 		}
-		if !transient(err) {
+		if !temporalerr.Transient(err) {
 			return st, err
 		}
 		select {
@@ -102,21 +103,4 @@ func querySession(ctx context.Context, q StateQuerier, sessionID string) (wf.Ses
 		}
 		wait = min(2*wait, queryBackoffMax)
 	}
-}
-
-// transient reports whether a failed query is worth asking again: the
-// worker holding the workflow died ("query timed out before a worker could
-// process it"), the service is briefly unavailable or busy, or the
-// workflow has not run its first task yet.
-func transient(err error) bool {
-	var (
-		deadline *serviceerror.DeadlineExceeded
-		down     *serviceerror.Unavailable
-		busy     *serviceerror.ResourceExhausted
-		notReady *serviceerror.WorkflowNotReady
-		aborted  *serviceerror.Aborted
-	)
-	return errors.Is(err, context.DeadlineExceeded) ||
-		errors.As(err, &deadline) || errors.As(err, &down) || errors.As(err, &busy) ||
-		errors.As(err, &notReady) || errors.As(err, &aborted)
 }

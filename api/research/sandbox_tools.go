@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/sandbox"
 	"github.com/gatehouse/gatehouse/internal/sandbox/deploy"
+	"github.com/gatehouse/gatehouse/internal/temporalerr"
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
 )
@@ -310,7 +311,7 @@ func sandboxExtend(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	if err := s.Temporal.SignalWorkflow(ctx, wf.SandboxWorkflowID(sb.UID), "", wf.SandboxExtendSignal, wf.SandboxExtend{Seconds: in.Seconds}); err != nil {
-		if transientTemporalError(err) {
+		if temporalerr.Transient(err) {
 			return nil, &ToolError{Code: "unavailable", Pointer: "/sandbox_uid", Message: "Temporal did not take the extension (unreachable); retry",
 				Details: map[string]any{"retryable": true}}
 		}

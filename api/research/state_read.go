@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 
+	"github.com/gatehouse/gatehouse/internal/temporalerr"
 	models "github.com/gatehouse/gatehouse/models/research"
 )
 
@@ -74,7 +75,7 @@ func (s *Service) queryState(ctx context.Context, workflowID, query string, out 
 			err = v.Get(out)
 		}
 		cancel()
-		if err == nil || ctx.Err() != nil || !transientTemporalError(err) {
+		if err == nil || ctx.Err() != nil || !temporalerr.Transient(err) {
 			return err
 		}
 		if time.Now().Add(wait).After(deadline) {
@@ -88,19 +89,4 @@ func (s *Service) queryState(ctx context.Context, workflowID, query string, out 
 		}
 		wait = min(2*wait, stateRetryMax)
 	}
-}
-
-// transientTemporalError says err is Temporal (or a worker behind it)
-// being briefly unreachable, not an answer: asking again may succeed.
-func transientTemporalError(err error) bool {
-	var (
-		deadline    *serviceerror.DeadlineExceeded
-		unavailable *serviceerror.Unavailable
-		exhausted   *serviceerror.ResourceExhausted
-		notReady    *serviceerror.WorkflowNotReady
-	)
-	// The SDK turns gRPC statuses into these types, so a frontend that
-	// is down answers Unavailable.
-	return errors.As(err, &deadline) || errors.As(err, &unavailable) || errors.As(err, &exhausted) ||
-		errors.As(err, &notReady) || errors.Is(err, context.DeadlineExceeded)
 }

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"gorm.io/gorm"
 
+	"github.com/gatehouse/gatehouse/internal/temporalerr"
 	models "github.com/gatehouse/gatehouse/models/research"
 )
 
@@ -45,7 +46,7 @@ func closedSignalError(ctx context.Context, db *gorm.DB, err error, kind, id, si
 				"; its workflow has closed and takes no " + signal, Details: map[string]any{"current_gate": "terminal", "status": status}}
 		}
 		return toolErr("conflict", "/"+kind+"_id", "the %s's workflow is finished or missing; it takes no %s", kind, signal)
-	case transientTemporalError(err):
+	case temporalerr.Transient(err):
 		return &ToolError{Code: "unavailable", Message: "Temporal did not take the " + signal + " for the " + kind + " (unreachable); retry",
 			Details: map[string]any{"retryable": true}}
 	}
