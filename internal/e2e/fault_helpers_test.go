@@ -21,18 +21,8 @@ type flyApproved struct {
 func approveFlyExperiment(t testing.TB, s *Stack, c flyContract, edits map[string]any) flyApproved {
 	t.Helper()
 	call := func(tool string, args any) map[string]any { return flyTool(t, s, c, s.APIKey, tool, args) }
-	cur := call("inspect_flylab_state", nil)
-	sid := cur["page_session_id"].(string)
-	found := call("find_fly_circuits", map[string]any{"page_session_id": sid, "expected_state_revision": cur["state_revision"],
-		"query": "moonwalker backward walking", "behavior": "backward_walking"})
-	drafted := call("draft_fly_hypothesis", map[string]any{"page_session_id": sid, "expected_state_revision": found["state_revision"],
-		"circuit_id": "circuit_mdn_backward", "claim": "Activating MDN drives backward walking in the model.",
-		"predicted_behavior": "backward_walking", "perturbation": "activate", "primary_outcome": "backward_distance_mm",
-		"expected_direction": "increase", "controls": []string{"condition_baseline", "condition_sham"},
-		"evidence_ids": []string{"E-MDN-ACTIVATION-001"}, "evidence_limitations": []string{"Reduced-order model only."},
-		"falsification_criterion": "No increase over sham."})
-	hyp := mustOK(t, drafted)["hypothesis"].(map[string]any)["id"].(string)
-	args := designArgs(sid, drafted["state_revision"], hyp, 5)
+	sid, hyp, draftRev := draftMDNHypothesis(t, call)
+	args := designArgs(sid, draftRev, hyp, 5)
 	for k, v := range edits {
 		args[k] = v
 	}
@@ -42,8 +32,26 @@ func approveFlyExperiment(t testing.TB, s *Stack, c flyContract, edits map[strin
 		map[string]any{"protocol_hash": hash}); r.Status != http.StatusOK {
 		t.Fatalf("approve: %d %s", r.Status, r.Body)
 	}
-	cur = call("inspect_flylab_state", nil)
+	cur := call("inspect_flylab_state", nil)
 	return flyApproved{sid: sid, hyp: hyp, expID: expID, hash: hash, rev: cur["state_revision"]}
+}
+
+// draftMDNHypothesis drives a fresh session through inspect → find →
+// draft (the MDN backward-walking hypothesis) with call, and returns the
+// session, the hypothesis and the revision after the draft.
+func draftMDNHypothesis(t testing.TB, call func(tool string, args any) map[string]any) (sid, hyp string, rev any) {
+	t.Helper()
+	cur := call("inspect_flylab_state", nil)
+	sid = cur["page_session_id"].(string)
+	found := call("find_fly_circuits", map[string]any{"page_session_id": sid, "expected_state_revision": cur["state_revision"],
+		"query": "moonwalker backward walking", "behavior": "backward_walking"})
+	drafted := call("draft_fly_hypothesis", map[string]any{"page_session_id": sid, "expected_state_revision": found["state_revision"],
+		"circuit_id": "circuit_mdn_backward", "claim": "Activating MDN drives backward walking in the model.",
+		"predicted_behavior": "backward_walking", "perturbation": "activate", "primary_outcome": "backward_distance_mm",
+		"expected_direction": "increase", "controls": []string{"condition_baseline", "condition_sham"},
+		"evidence_ids": []string{"E-MDN-ACTIVATION-001"}, "evidence_limitations": []string{"Reduced-order model only."},
+		"falsification_criterion": "No increase over sham."})
+	return sid, mustOK(t, drafted)["hypothesis"].(map[string]any)["id"].(string), drafted["state_revision"]
 }
 
 // runArgs are run_fly_simulation arguments for the approved experiment.

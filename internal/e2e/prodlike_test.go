@@ -158,18 +158,8 @@ func prodWorkerKilled(t *testing.T, p *prodStack) {
 		env, _ := flyCallRetrying(t, p.Stack, c, p.APIKey, tool, args)
 		return env
 	}
-	cur := call("inspect_flylab_state", nil)
-	sid := cur["page_session_id"].(string)
-	found := call("find_fly_circuits", map[string]any{"page_session_id": sid, "expected_state_revision": cur["state_revision"],
-		"query": "moonwalker backward walking", "behavior": "backward_walking"})
-	drafted := call("draft_fly_hypothesis", map[string]any{"page_session_id": sid, "expected_state_revision": found["state_revision"],
-		"circuit_id": "circuit_mdn_backward", "claim": "Activating MDN drives backward walking in the model.",
-		"predicted_behavior": "backward_walking", "perturbation": "activate", "primary_outcome": "backward_distance_mm",
-		"expected_direction": "increase", "controls": []string{"condition_baseline", "condition_sham"},
-		"evidence_ids": []string{"E-MDN-ACTIVATION-001"}, "evidence_limitations": []string{"Reduced-order model only."},
-		"falsification_criterion": "No increase over sham."})
-	hyp := mustOK(t, drafted)["hypothesis"].(map[string]any)["id"].(string)
-	args := designArgs(sid, drafted["state_revision"], hyp, 7)
+	sid, hyp, draftRev := draftMDNHypothesis(t, call)
+	args := designArgs(sid, draftRev, hyp, 7)
 	args["replicates"], args["trial_duration_ms"], args["duration_ms"] = 20, 10000, 5000
 	exp := mustOK(t, call("design_stimulation_trial", args))["experiment"].(map[string]any)
 	expID, hash := exp["id"].(string), exp["protocolHash"].(string)
@@ -177,7 +167,7 @@ func prodWorkerKilled(t *testing.T, p *prodStack) {
 		map[string]any{"protocol_hash": hash}); r.Status != http.StatusOK {
 		t.Fatalf("approve: %d %s", r.Status, r.Body)
 	}
-	cur = call("inspect_flylab_state", nil)
+	cur := call("inspect_flylab_state", nil)
 	ran := make(chan map[string]any, 1)
 	go func() {
 		defer close(ran)
