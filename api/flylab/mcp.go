@@ -11,7 +11,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse/gatehouse/api/rest"
 	"github.com/gatehouse/gatehouse/models/platform"
+	wf "github.com/gatehouse/gatehouse/workflows/flylab"
 )
 
 // UntrustedContentMeta is the _meta key carrying the contract's
@@ -30,9 +32,19 @@ func (s *Service) MCPServer() *mcp.Server {
 		srv.AddTool(&mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
 			InputSchema: json.RawMessage(t.InputSchema),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: readOnly, Title: t.Title},
-			Meta:        mcp.Meta{UntrustedContentMeta: untrusted}}, s.mcpTool(t.Name))
+			Meta:        mcp.Meta{UntrustedContentMeta: untrusted}},
+			rest.RecoverTool(s.deps.Log, "/mcp/flylab", t.Name, s.mcpTool(t.Name), func() *mcp.CallToolResult { return s.internalResult(t.Name) }))
 	}
 	return srv
+}
+
+// internalResult is the failure envelope of a call whose handler panicked:
+// a bug, so not worth retrying as it is.
+func (s *Service) internalResult(name string) *mcp.CallToolResult {
+	env := s.failure(name, "", 0, &wf.ToolFailure{Code: wf.CodeSimulationUnavailable,
+		Message: "internal error while handling " + name + "; it was logged", Details: map[string]any{"cause": "internal"}})
+	raw, _ := json.Marshal(env)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, StructuredContent: json.RawMessage(raw), IsError: true}
 }
 
 // mcpTool answers a tools/call with the envelope as structuredContent and

@@ -36,7 +36,7 @@ func NewMCPServerNamed(s *Service, version string, naming Naming) *mcp.Server {
 			tool.Meta = mcp.Meta{"hidden": true, "io.gatehouse/hidden": true}
 		}
 		name := t.Name
-		srv.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		srv.AddTool(tool, rest.RecoverTool(s.Log, "/mcp/research", name, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			var p platform.Principal
 			if req.Extra != nil && req.Extra.TokenInfo != nil {
 				p, _ = req.Extra.TokenInfo.Extra[principalExtra].(platform.Principal)
@@ -49,7 +49,10 @@ func NewMCPServerNamed(s *Service, version string, naming Naming) *mcp.Server {
 				return errorResult(terr), nil
 			}
 			return okResult(out), nil
-		})
+		}, func() *mcp.CallToolResult {
+			return errorResult(&ToolError{Code: "internal", Message: "internal error while handling " + name + "; it was logged",
+				Details: map[string]any{"retryable": false}})
+		}))
 	}
 	return srv
 }
