@@ -54,7 +54,7 @@ func Observe(log *slog.Logger, m *telemetry.HTTPMetrics) gin.HandlerFunc {
 			slog.String("request_id", c.GetString("request_id")),
 			slog.String("method", c.Request.Method),
 			slog.String("route", route),
-			slog.String("path", c.Request.URL.Path),
+			slog.String("path", redactedPath(c)),
 			slog.Int("status", c.Writer.Status()),
 			slog.Float64("ms", float64(elapsed.Microseconds())/1000),
 			slog.Int("bytes", c.Writer.Size()),
