@@ -26,6 +26,7 @@ func newServices(d Deps) (*services, error) {
 		PublicURL: d.Config.PublicURL, TaskQueue: d.Config.TaskQueue,
 		LeaseMin: d.Config.FlywheelLeaseMin, LeaseMax: d.Config.FlywheelLeaseMax,
 		Upstream: d.Config.LLMUpstreamURL, UpstreamKey: d.Config.LLMUpstreamAPIKey,
+		UpstreamTimeout: d.Config.LLMUpstreamTimeout, UpstreamHeaderTimeout: d.Config.LLMUpstreamHeaderTimeout,
 	})
 	if err != nil {
 		return nil, err

@@ -99,9 +99,10 @@ const maxCapturedResponse = 4 << 20
 // what it read (up to maxCapturedResponse) to done, once.
 type capturedBody struct {
 	io.ReadCloser
-	buf  bytes.Buffer
-	done func([]byte)
-	once sync.Once
+	buf      bytes.Buffer
+	complete bool // the upstream's body ended with io.EOF
+	done     func(body []byte, complete bool)
+	once     sync.Once
 }
 
 func (b *capturedBody) Read(p []byte) (int, error) {
@@ -109,14 +110,23 @@ func (b *capturedBody) Read(p []byte) (int, error) {
 	if room := maxCapturedResponse - b.buf.Len(); room > 0 && n > 0 {
 		b.buf.Write(p[:min(n, room)])
 	}
+	if errors.Is(err, io.EOF) {
+		b.complete = true
+	}
 	return n, err
 }
 
 func (b *capturedBody) Close() error {
 	err := b.ReadCloser.Close()
-	b.once.Do(func() { b.done(b.buf.Bytes()) })
+	b.once.Do(func() { b.done(b.buf.Bytes(), b.complete) })
 	return err
 }
+
+// forwardedHeaders are the caller's headers the upstream may see; every
+// other one (OpenAI-Organization, OpenAI-Project, cookies, the rollout's
+// credentials, anything a caller invents) stays behind, so an agent cannot
+// bill another organization or reach around the gateway's key.
+var forwardedHeaders = []string{"Content-Type", "Accept", "User-Agent"}
 
 func (h *Handler) proxy(c *gin.Context, upstream *url.URL, path string, body []byte, call models.GatewayCall) {
 	record := func(status int) {
@@ -136,24 +146,40 @@ func (h *Handler) proxy(c *gin.Context, upstream *url.URL, path string, body []b
 			pr.Out.Host = upstream.Host
 			pr.Out.Body = io.NopCloser(bytes.NewReader(body))
 			pr.Out.ContentLength = int64(len(body))
-			// The rollout's credentials never leave Gatehouse.
-			pr.Out.Header.Del("Authorization")
-			pr.Out.Header.Del(LeaseTokenHeader)
-			pr.Out.Header.Del("Cookie")
+			// Only allow-listed headers pass: the rollout's credentials
+			// and the caller's account headers never leave Gatehouse.
+			out := http.Header{}
+			for _, k := range forwardedHeaders {
+				if v := pr.In.Header.Values(k); len(v) > 0 {
+					out[k] = v
+				}
+			}
+			pr.Out.Header = out
 			if h.opts.UpstreamKey != "" {
 				pr.Out.Header.Set("Authorization", "Bearer "+h.opts.UpstreamKey)
 			}
 		},
 		ModifyResponse: func(resp *http.Response) error {
-			record(resp.StatusCode)
-			if call.Completion && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
-				resp.Body = &capturedBody{ReadCloser: resp.Body, done: func(b []byte) {
-					ids := emittedToolCallIDs(b)
-					if err := models.RecordEmitted(context.WithoutCancel(c.Request.Context()), h.db, call.ID, ids); err != nil {
-						h.log.Error("record emitted tool calls", "rollout_id", call.RolloutID, "err", err)
-					}
-				}}
+			if !call.Completion || resp.StatusCode < 200 || resp.StatusCode > 299 {
+				record(resp.StatusCode)
+				return nil
 			}
+			// A completion counts only once its whole body passed: one the
+			// upstream cut, or that timed out, is recorded as failed and
+			// counts nothing.
+			status := resp.StatusCode
+			resp.Body = &capturedBody{ReadCloser: resp.Body, done: func(b []byte, complete bool) {
+				if !complete {
+					h.log.Warn("llm upstream response cut short; recorded as failed", "rollout_id", call.RolloutID)
+					record(http.StatusBadGateway)
+					return
+				}
+				record(status)
+				ids := emittedToolCallIDs(b)
+				if err := models.RecordEmitted(context.WithoutCancel(c.Request.Context()), h.db, call.ID, ids); err != nil {
+					h.log.Error("record emitted tool calls", "rollout_id", call.RolloutID, "err", err)
+				}
+			}}
 			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
@@ -164,5 +190,7 @@ func (h *Handler) proxy(c *gin.Context, upstream *url.URL, path string, body []b
 			_, _ = w.Write([]byte(`{"error":{"code":"llm_upstream_failed","message":"the LLM upstream did not answer"}}`))
 		},
 	}
-	rp.ServeHTTP(c.Writer, c.Request)
+	ctx, cancel := context.WithTimeout(c.Request.Context(), h.opts.UpstreamTimeout)
+	defer cancel()
+	rp.ServeHTTP(c.Writer, c.Request.WithContext(ctx))
 }

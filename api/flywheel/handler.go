@@ -44,6 +44,10 @@ type Options struct {
 	Upstream string
 	// UpstreamKey is the bearer sent upstream.
 	UpstreamKey string
+	// UpstreamTimeout bounds one gateway call end to end, a streamed
+	// completion included (default 10m); UpstreamHeaderTimeout bounds the
+	// wait for the upstream's first response byte (default 60s).
+	UpstreamTimeout, UpstreamHeaderTimeout time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// UpstreamClient proxies gateway calls (http.DefaultTransport when nil).
@@ -87,8 +91,16 @@ func New(db *gorm.DB, t Temporal, log *slog.Logger, opts Options) (*Handler, err
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.UpstreamTimeout <= 0 {
+		opts.UpstreamTimeout = 10 * time.Minute
+	}
+	if opts.UpstreamHeaderTimeout <= 0 {
+		opts.UpstreamHeaderTimeout = time.Minute
+	}
 	if opts.UpstreamClient == nil {
-		opts.UpstreamClient = http.DefaultTransport
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.ResponseHeaderTimeout = opts.UpstreamHeaderTimeout
+		opts.UpstreamClient = t
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -81,6 +81,12 @@ func Recover(log *slog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		defer func() {
 			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					// A proxied stream was cut after its headers went out:
+					// abort the connection so the client sees a truncated
+					// response, not a clean end (net/http does, quietly).
+					panic(r)
+				}
 				log.Error("handler panic", "request_id", c.GetString("request_id"), "panic", fmt.Sprint(r))
 				Abort(c, http.StatusInternalServerError, "internal", "internal error; request id "+c.GetString("request_id"))
 			}

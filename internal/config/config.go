@@ -89,6 +89,9 @@ type Config struct {
 	LLMUpstreamURL string
 	// LLMUpstreamAPIKey is sent upstream as the bearer key (never the rollout's).
 	LLMUpstreamAPIKey string
+	// LLMUpstreamTimeout bounds one LLM gateway call end to end;
+	// LLMUpstreamHeaderTimeout the wait for the upstream's first byte.
+	LLMUpstreamTimeout, LLMUpstreamHeaderTimeout time.Duration
 	// FlywheelLeaseMin and FlywheelLeaseMax clamp the lease a claim asks for.
 	FlywheelLeaseMin time.Duration
 	// FlywheelLeaseMax is the longest lease a claim is granted.
@@ -228,6 +231,8 @@ var Vars = []Var{
 	{"OTEL_EXPORTER_OTLP_ENDPOINT", "", "OTLP endpoint; tracing is exported when set"},
 	{"GATEHOUSE_LLM_UPSTREAM_URL", "", "OpenAI-compatible base URL (…/v1) behind the flywheel LLM gateway; empty: gateway answers 503"},
 	{"GATEHOUSE_LLM_UPSTREAM_API_KEY", "", "bearer key sent to the LLM upstream"},
+	{"GATEHOUSE_LLM_UPSTREAM_TIMEOUT", "10m", "longest one LLM gateway call may take, a streamed completion included (a call cut short counts nothing)"},
+	{"GATEHOUSE_LLM_UPSTREAM_HEADER_TIMEOUT", "60s", "longest the LLM gateway waits for the upstream's first response byte"},
 	{"GATEHOUSE_FLYWHEEL_LEASE_MIN", "5s", "shortest flywheel lease granted (claims are clamped)"},
 	{"GATEHOUSE_FLYWHEEL_LEASE_MAX", "10m", "longest flywheel lease granted (claims are clamped)"},
 	{"GATEHOUSE_BLOB_S3_ENDPOINT", "", "S3-compatible API base URL (empty: AWS)"},
@@ -296,10 +301,12 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 		WorkerStopTimeout: r.duration("GATEHOUSE_WORKER_STOP_TIMEOUT", 30*time.Second),
 		OTLPEndpoint:      r.str("OTEL_EXPORTER_OTLP_ENDPOINT", ""),
 
-		LLMUpstreamURL:    strings.TrimRight(r.str("GATEHOUSE_LLM_UPSTREAM_URL", ""), "/"),
-		LLMUpstreamAPIKey: r.str("GATEHOUSE_LLM_UPSTREAM_API_KEY", ""),
-		FlywheelLeaseMin:  r.duration("GATEHOUSE_FLYWHEEL_LEASE_MIN", 5*time.Second),
-		FlywheelLeaseMax:  r.duration("GATEHOUSE_FLYWHEEL_LEASE_MAX", 10*time.Minute),
+		LLMUpstreamURL:           strings.TrimRight(r.str("GATEHOUSE_LLM_UPSTREAM_URL", ""), "/"),
+		LLMUpstreamAPIKey:        r.str("GATEHOUSE_LLM_UPSTREAM_API_KEY", ""),
+		LLMUpstreamTimeout:       r.duration("GATEHOUSE_LLM_UPSTREAM_TIMEOUT", 10*time.Minute),
+		LLMUpstreamHeaderTimeout: r.duration("GATEHOUSE_LLM_UPSTREAM_HEADER_TIMEOUT", time.Minute),
+		FlywheelLeaseMin:         r.duration("GATEHOUSE_FLYWHEEL_LEASE_MIN", 5*time.Second),
+		FlywheelLeaseMax:         r.duration("GATEHOUSE_FLYWHEEL_LEASE_MAX", 10*time.Minute),
 
 		BlobS3: BlobS3{Endpoint: strings.TrimRight(r.str("GATEHOUSE_BLOB_S3_ENDPOINT", ""), "/"), Bucket: r.str("GATEHOUSE_BLOB_S3_BUCKET", ""),
 			Region: r.str("GATEHOUSE_BLOB_S3_REGION", "us-east-1"), AccessKeyID: r.str("GATEHOUSE_BLOB_S3_ACCESS_KEY_ID", ""),
