@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/converter"
 	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/internal/temporalerr"
@@ -17,9 +16,7 @@ import (
 )
 
 // StateQuerier is the part of the Temporal client a session read needs.
-type StateQuerier interface {
-	QueryWorkflow(ctx context.Context, workflowID, runID, queryType string, args ...any) (converter.EncodedValue, error)
-}
+type StateQuerier = temporalerr.Querier
 
 // Retry budget of a session query that fails transiently (a worker just
 // died, the frontend is briefly unavailable): a lost worker costs the
@@ -81,26 +78,11 @@ func StoredSession(ctx context.Context, db *gorm.DB, sessionID string) (wf.Sessi
 // ErrSessionGone when the workflow does not exist.
 func querySession(ctx context.Context, q StateQuerier, sessionID string) (wf.SessionState, error) {
 	var st wf.SessionState
-	bctx, cancel := context.WithTimeout(ctx, queryRetryBudget)
-	defer cancel()
-	wait := queryBackoffFirst
-	for {
-		v, err := q.QueryWorkflow(bctx, wf.SessionWorkflowID(sessionID), "", wf.StateQuery)
-		if err == nil {
-			return st, v.Get(&st)
-		}
-		var gone *serviceerror.NotFound
-		if errors.As(err, &gone) {
-			return st, fmt.Errorf("%w: %v", ErrSessionGone, err)
-		}
-		if !temporalerr.Transient(err) {
-			return st, err
-		}
-		select {
-		case <-bctx.Done():
-			return st, err
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, queryBackoffMax)
+	err := temporalerr.Query(ctx, q, wf.SessionWorkflowID(sessionID), wf.StateQuery, &st,
+		temporalerr.Backoff{Budget: queryRetryBudget, First: queryBackoffFirst, Max: queryBackoffMax})
+	var gone *serviceerror.NotFound
+	if errors.As(err, &gone) {
+		return st, fmt.Errorf("%w: %v", ErrSessionGone, err)
 	}
+	return st, err
 }

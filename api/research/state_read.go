@@ -62,31 +62,11 @@ func (s *Service) storedFinalState(ctx context.Context, workflowID string, out a
 // backoff for up to stateReadBudget within ctx; once that is spent it
 // answers a retryable unavailable.
 func (s *Service) queryState(ctx context.Context, workflowID, query string, out any) error {
-	deadline := time.Now().Add(stateReadBudget)
-	wait := stateRetryFirst
-	for {
-		// One attempt may take the rest of the budget: Temporal hands a
-		// query a dead sticky worker did not pick up (within the sticky
-		// schedule-to-start timeout) to a live worker by itself, and
-		// cutting an attempt short would cut that hand-over short too.
-		qctx, cancel := context.WithTimeout(ctx, max(time.Until(deadline), time.Second))
-		v, err := s.Temporal.QueryWorkflow(qctx, workflowID, "", query)
-		if err == nil {
-			err = v.Get(out)
-		}
-		cancel()
-		if err == nil || ctx.Err() != nil || !temporalerr.Transient(err) {
-			return err
-		}
-		if time.Now().Add(wait).After(deadline) {
-			return &ToolError{Code: "unavailable", Message: "the workflow " + workflowID + " did not answer its state query within " +
-				stateReadBudget.String() + " (Temporal or every worker unreachable); retry", Details: map[string]any{"retryable": true}}
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, stateRetryMax)
+	err := temporalerr.Query(ctx, s.Temporal, workflowID, query, out,
+		temporalerr.Backoff{Budget: stateReadBudget, First: stateRetryFirst, Max: stateRetryMax})
+	if errors.Is(err, temporalerr.ErrBudgetSpent) {
+		return &ToolError{Code: "unavailable", Message: "the workflow " + workflowID + " did not answer its state query within " +
+			stateReadBudget.String() + " (Temporal or every worker unreachable); retry", Details: map[string]any{"retryable": true}}
 	}
+	return err
 }

@@ -12,18 +12,7 @@ import (
 // page session (one per key) is not shared with other tests.
 func consoleMintAgentKey(t *testing.T, s *Stack) string {
 	t.Helper()
-	r := s.Do(t, http.MethodPost, "/operator/v1/keys", s.OperatorToken, map[string]any{"role": "agent", "name": "console-e2e"})
-	if r.Status != http.StatusCreated {
-		t.Fatalf("mint agent key: %d %s", r.Status, truncate(r.Body))
-	}
-	var out struct {
-		Plaintext string `json:"plaintext"`
-	}
-	r.JSON(t, &out)
-	if out.Plaintext == "" {
-		t.Fatalf("mint agent key: no plaintext in %s", truncate(r.Body))
-	}
-	return out.Plaintext
+	return mintAgentKey(t, s, "console-e2e", false)
 }
 
 // consoleTool calls a FlyLab tool and returns its successful envelope.

@@ -146,7 +146,16 @@ func TestFault_DuplicateDeliveryStoresOneRecord(t *testing.T) {
 // it, so a test gets a FlyLab session of its own.
 func withAgentKey(t testing.TB, s *Stack, name string) *Stack {
 	t.Helper()
-	r := s.Do(t, http.MethodPost, "/operator/v1/keys", s.OperatorToken, map[string]any{"role": "agent", "name": name})
+	dev := *s.DevStack
+	dev.APIKey = mintAgentKey(t, s, name, false)
+	return &Stack{DevStack: &dev, DataDir: s.DataDir, Env: s.Env, t: t}
+}
+
+// mintAgentKey asks the api, as its operator, for an agent key (with
+// access to every project when allProjects) and returns its plaintext.
+func mintAgentKey(t testing.TB, s *Stack, name string, allProjects bool) string {
+	t.Helper()
+	r := s.Do(t, http.MethodPost, "/operator/v1/keys", s.OperatorToken, map[string]any{"role": "agent", "name": name, "all_projects": allProjects})
 	var minted struct {
 		Plaintext string `json:"plaintext"`
 	}
@@ -154,9 +163,7 @@ func withAgentKey(t testing.TB, s *Stack, name string) *Stack {
 	if r.Status != http.StatusCreated || minted.Plaintext == "" {
 		t.Fatalf("mint %s: %d %s", name, r.Status, r.Body)
 	}
-	dev := *s.DevStack
-	dev.APIKey = minted.Plaintext
-	return &Stack{DevStack: &dev, DataDir: s.DataDir, Env: s.Env, t: t}
+	return minted.Plaintext
 }
 
 // savePipeline runs, analyzes and compares the approved experiment and

@@ -19,14 +19,7 @@ func TestFault_LeaseRaceOnlyCurrentTokenCounts(t *testing.T) {
 		t.Skip("needs PostgreSQL (GATEHOUSE_TEST_DATABASE_URL); CI always sets it")
 	}
 	s := StartStack(t, StackOptions{Env: map[string]string{"GATEHOUSE_DATABASE_URL": dbURL, "GATEHOUSE_FLYWHEEL_LEASE_MIN": "1s"}})
-	mint := s.Do(t, http.MethodPost, "/operator/v1/keys", s.OperatorToken, map[string]any{"role": "agent", "name": "agent-b"})
-	var minted struct {
-		Plaintext string `json:"plaintext"`
-	}
-	mint.JSON(t, &minted)
-	if mint.Status != http.StatusCreated || minted.Plaintext == "" {
-		t.Fatalf("mint agent B: %d %s", mint.Status, mint.Body)
-	}
+	keyB := mintAgentKey(t, s, "agent-b", false)
 	id := enqueueOne(t, s, "contested")
 
 	var a, b claimed
@@ -35,7 +28,7 @@ func TestFault_LeaseRaceOnlyCurrentTokenCounts(t *testing.T) {
 		t.Fatalf("agent A claim: %+v", a)
 	}
 	waitRollout(t, s, id, func(r rolloutRecord) bool { return r.Status == "queued" && r.Attempts == 1 })
-	s.Do(t, http.MethodPost, "/flywheel/claim", minted.Plaintext, map[string]any{"max_rollouts": 1, "lease_s": 60}).JSON(t, &b)
+	s.Do(t, http.MethodPost, "/flywheel/claim", keyB, map[string]any{"max_rollouts": 1, "lease_s": 60}).JSON(t, &b)
 	if len(b.Rollouts) != 1 || b.Rollouts[0].RolloutID != id || b.Rollouts[0].LeaseToken == a.Rollouts[0].LeaseToken {
 		t.Fatalf("agent B claim must get the rollout with a new token: %+v", b)
 	}

@@ -4,16 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse/gatehouse/internal/prodlike"
 	"github.com/gatehouse/gatehouse/models/modelstest"
 )
 
@@ -43,7 +39,11 @@ func TestFlyLab_MCPBehindRoundRobinWithoutAffinity(t *testing.T) {
 		r.Body.Close()
 		return r.StatusCode == http.StatusOK
 	})
-	front := newRoundRobin(t, s.APIURL, second)
+	front, err := prodlike.NewFront([]string{s.APIURL, second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer front.Close()
 
 	progress := make(chan float64, 1024)
 	client := mcp.NewClient(&mcp.Implementation{Name: "round-robin", Version: "1"}, &mcp.ClientOptions{
@@ -51,7 +51,7 @@ func TestFlyLab_MCPBehindRoundRobinWithoutAffinity(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: front.url + "/mcp/flylab",
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: front.URL + "/mcp/flylab",
 		HTTPClient: &http.Client{Transport: bearer{token: s.APIKey, next: http.DefaultTransport}}}, nil)
 	if err != nil {
 		t.Fatalf("connect through the round-robin front: %v", err)
@@ -115,52 +115,7 @@ func TestFlyLab_MCPBehindRoundRobinWithoutAffinity(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("run_fly_simulation sent no progress notification through the front")
 	}
-	if a, b := front.served(0), front.served(1); a == 0 || b == 0 {
-		t.Fatalf("the front must have used both replicas: %d and %d requests", a, b)
+	if served := front.Served(); served[0] == 0 || served[1] == 0 {
+		t.Fatalf("the front must have used both replicas: %v requests", served)
 	}
-}
-
-// roundRobin is a reverse proxy that sends each request to the next
-// backend in turn: no affinity, no retries.
-type roundRobin struct {
-	url      string
-	next     atomic.Uint64
-	backends []*httputil.ReverseProxy
-	mu       sync.Mutex
-	counts   []int
-}
-
-// newRoundRobin serves the front on a loopback port until the test ends.
-func newRoundRobin(t *testing.T, backends ...string) *roundRobin {
-	t.Helper()
-	rr := &roundRobin{counts: make([]int, len(backends))}
-	for _, b := range backends {
-		u, err := url.Parse(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := httputil.NewSingleHostReverseProxy(u)
-		p.FlushInterval = -1 // pass event streams through as they are written
-		rr.backends = append(rr.backends, p)
-	}
-	srv := httptest.NewServer(rr)
-	t.Cleanup(srv.Close)
-	rr.url = srv.URL
-	return rr
-}
-
-// ServeHTTP implements http.Handler.
-func (rr *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	i := int(rr.next.Add(1)-1) % len(rr.backends)
-	rr.mu.Lock()
-	rr.counts[i]++
-	rr.mu.Unlock()
-	rr.backends[i].ServeHTTP(w, r)
-}
-
-// served is how many requests backend i received.
-func (rr *roundRobin) served(i int) int {
-	rr.mu.Lock()
-	defer rr.mu.Unlock()
-	return rr.counts[i]
 }

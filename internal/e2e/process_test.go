@@ -61,10 +61,21 @@ type Process struct {
 // production roles refuse SQLite). It is killed when the test ends.
 func StartRoleProcess(t testing.TB, role string, env map[string]string) *Process {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	return startRoleBinary(t, os.Args[0], role, env, nil)
+}
+
+// startRoleBinary runs role from bin (this test binary or a copy of it);
+// prepare, when set, adjusts the command before it starts (credentials,
+// extra environment).
+func startRoleBinary(t testing.TB, bin, role string, env map[string]string, prepare func(*exec.Cmd)) *Process {
+	t.Helper()
+	cmd := exec.Command(bin, "-test.run=^$")
 	cmd.Env = append(os.Environ(), childRoleEnv+"="+role)
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	if prepare != nil {
+		prepare(cmd)
 	}
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,7 +72,7 @@ func startProdStack(t testing.TB, env ...string) *prodStack {
 	})
 	ps := &prodStack{Prod: p, Stack: &Stack{DevStack: &app.DevStack{APIURL: p.Front.URL, TemporalAddr: p.TemporalAddress,
 		OperatorToken: p.OperatorToken}, t: t}}
-	ps.APIKey = ps.mintAgentKey(t)
+	ps.APIKey = mintAgentKey(t, ps.Stack, "e2e agent", true)
 	return ps
 }
 
@@ -89,20 +88,6 @@ func toolsDir() string {
 	}
 	home, _ := os.UserHomeDir()
 	return filepath.Join(home, ".cache", "gatehouse-tools")
-}
-
-// mintAgentKey asks the api, through the front, for an agent key.
-func (p *prodStack) mintAgentKey(t testing.TB) string {
-	t.Helper()
-	r := p.Do(t, http.MethodPost, "/operator/v1/keys", p.OperatorToken, map[string]any{"role": "agent", "name": "e2e agent", "all_projects": true})
-	var out struct {
-		Plaintext string `json:"plaintext"`
-	}
-	r.JSON(t, &out)
-	if r.Status != http.StatusCreated || out.Plaintext == "" {
-		t.Fatalf("mint agent key: %d %s", r.Status, r.Body)
-	}
-	return out.Plaintext
 }
 
 // db opens Gatehouse's PostgreSQL database of the stack.

@@ -199,7 +199,7 @@ func prodWorkerKilled(t *testing.T, p *prodStack) {
 	t.Logf("SIGKILLed %s while it ran the simulation", victim.Name)
 
 	// A key minted after the kill: its first call must simply succeed.
-	fresh := p.mintAgentKey(t)
+	fresh := mintAgentKey(t, p.Stack, "e2e agent", true)
 	if env := flyTool(t, p.Stack, c, fresh, "inspect_flylab_state", nil); env["ok"] != true {
 		t.Fatalf("a new key's first call after the kill failed: %v", env["error"])
 	}

@@ -157,21 +157,10 @@ func startWorkerAs(t *testing.T, env map[string]string, binDir string, uid int, 
 	}); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-test.run=^$")
-	cmd.Env = append(os.Environ(), childRoleEnv+"=worker", "HOME="+binDir)
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{}}}
-	out := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &Process{cmd: cmd, out: out, waited: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(p.waited) }()
-	t.Cleanup(func() { p.Kill(); p.logOnFailure(t) })
-	return p
+	return startRoleBinary(t, bin, "worker", env, func(cmd *exec.Cmd) {
+		cmd.Env = append(cmd.Env, "HOME="+binDir)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{}}}
+	})
 }
 
 // copyExecutable copies src to dst, mode 0755.

@@ -39,6 +39,24 @@ func listenFront() (*Front, error) {
 	return &Front{URL: "http://" + l.Addr().String(), listener: l}, nil
 }
 
+// NewFront serves a round-robin front over backends (base URLs) on a
+// free loopback port, for a test that brings its own replicas; Close
+// stops it.
+func NewFront(backends []string) (*Front, error) {
+	f, err := listenFront()
+	if err != nil {
+		return nil, err
+	}
+	if err := f.serve(backends); err != nil {
+		f.close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// Close stops the front.
+func (f *Front) Close() { f.close() }
+
 // serve starts proxying to backends (base URLs of the api replicas).
 func (f *Front) serve(backends []string) error {
 	for _, b := range backends {
