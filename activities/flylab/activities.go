@@ -36,6 +36,7 @@ func (a *Activities) Register(r Registry) {
 		wf.ActivityDesignTrial: a.DesignTrial, wf.ActivitySimulate: a.Simulate, wf.ActivityAnalyze: a.Analyze,
 		wf.ActivityCompare: a.Compare, wf.ActivitySaveEvidence: a.SaveEvidence, wf.ActivityRecordDecision: a.RecordDecision,
 		wf.ActivitySaveSession: a.SaveSession,
+		wf.ActivityPublish:     a.PublishStaged,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

@@ -61,7 +61,8 @@ func (a *Activities) SaveEvidence(ctx context.Context, call wf.ToolCall) (wf.Too
 		return wf.ToolEffect{}, err
 	}
 	if err := models.CreateOnce(ctx, a.DB, &models.EvidenceBundle{ID: exp.Bundle.ID, SessionID: call.SessionID,
-		OperationKey: call.OperationKey, ManifestHash: exp.Integrity.ManifestHash, Export: body, CreatedAt: time.Now().UTC()}); err != nil {
+		OperationKey: call.OperationKey, ManifestHash: exp.Integrity.ManifestHash, Export: body, Staged: call.Stage,
+		CreatedAt: time.Now().UTC()}); err != nil {
 		return wf.ToolEffect{}, err
 	}
 	data := map[string]any{"bundle": exp.Bundle, "evidence_export": exp, "export_media_type": models.ExportMediaType,

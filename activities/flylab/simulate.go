@@ -85,7 +85,8 @@ func (a *Activities) Simulate(ctx context.Context, call wf.ToolCall) (wf.ToolEff
 	}
 	beat()
 	if err := models.CreateOnce(ctx, a.DB, &models.Batch{ID: batch.ID, SessionID: call.SessionID, ExperimentID: row.ID,
-		OperationKey: call.OperationKey, RunContentHash: batch.RunContentHash, Body: body, CreatedAt: time.Now().UTC()}); err != nil {
+		OperationKey: call.OperationKey, RunContentHash: batch.RunContentHash, Body: body, Staged: call.Stage,
+		CreatedAt: time.Now().UTC()}); err != nil {
 		return wf.ToolEffect{}, err
 	}
 	return batchEffect(batch.ID, row.ID, batch.RunContentHash), nil

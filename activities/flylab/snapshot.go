@@ -14,3 +14,9 @@ import (
 func (a *Activities) SaveSession(ctx context.Context, in wf.StateSnapshot) error {
 	return models.SaveSnapshot(ctx, a.DB, in.SessionID, in.Revision, in.State)
 }
+
+// PublishStaged publishes the batch or bundle a call staged, run as a
+// local activity once the call passed its last cancel check.
+func (a *Activities) PublishStaged(ctx context.Context, in wf.PublishRequest) error {
+	return models.PublishStaged(ctx, a.DB, in.SessionID, in.OperationKey)
+}

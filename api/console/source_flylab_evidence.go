@@ -17,7 +17,7 @@ import (
 // EvidenceBundles lists saved bundles, newest first.
 func (f *flylabSource) EvidenceBundles(ctx context.Context) ([]EvidenceSummary, error) {
 	var rows []flymodels.EvidenceBundle
-	if err := f.db.WithContext(ctx).Order("created_at DESC").Limit(200).Find(&rows).Error; err != nil {
+	if err := f.db.WithContext(ctx).Where("staged = ?", false).Order("created_at DESC").Limit(200).Find(&rows).Error; err != nil {
 		return nil, err
 	}
 	out := make([]EvidenceSummary, 0, len(rows))

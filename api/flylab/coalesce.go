@@ -44,7 +44,9 @@ func (c *coalescer) do(ctx context.Context, key string, send func() (wf.ToolOutc
 		case <-ctx.Done():
 			return wf.ToolOutcome{}, ctx.Err()
 		}
-		if f.err != nil && (errors.Is(f.err, context.Canceled) || errors.Is(f.err, context.DeadlineExceeded)) && ctx.Err() == nil {
+		if ctx.Err() == nil && (f.err != nil && (errors.Is(f.err, context.Canceled) || errors.Is(f.err, context.DeadlineExceeded)) ||
+			f.err == nil && f.out.Failure != nil && f.out.Failure.Code == wf.CodeAborted) {
+			// The first copy's caller cancelled it; this caller did not.
 			return send()
 		}
 		out := f.out

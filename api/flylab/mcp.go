@@ -65,6 +65,11 @@ func (s *Service) mcpTool(name string) mcp.ToolHandler {
 					Progress: done, Total: total, Message: fmt.Sprintf("%.0f of %.0f runs simulated", done, total)})
 			}
 		}
+		if req.Extra != nil {
+			if id := req.Extra.Header.Get(mcpCallHeader); id != "" {
+				ctx = withCallID(ctx, mcpCallID(p.CredentialID, json.RawMessage(id)))
+			}
+		}
 		env, _ := s.Call(ctx, p, name, req.Params.Arguments, progress)
 		raw, err := json.Marshal(env)
 		if err != nil {
@@ -103,5 +108,5 @@ func (s *Service) mcpHandler() http.Handler {
 		return &auth.TokenInfo{Scopes: []string{string(p.Role)}, UserID: p.CredentialID,
 			Expiration: time.Now().Add(time.Hour), Extra: map[string]any{principalExtra: p}}, nil
 	}
-	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{Scopes: []string{string(platform.RoleAgent)}})(h)
+	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{Scopes: []string{string(platform.RoleAgent)}})(s.cancelRelay(h))
 }

@@ -39,7 +39,8 @@ func (s *Service) mutate(ctx context.Context, p platform.Principal, tool *Tool, 
 	if err != nil {
 		return s.failure(name, sessionID, 0, invalidInput("arguments cannot be canonicalized", "", nil))
 	}
-	req := wf.ToolRequest{Tool: name, Args: json.RawMessage(raw), ExpectedRevision: int(expected), OperationID: opID, InputHash: inputHash}
+	req := wf.ToolRequest{Tool: name, Args: json.RawMessage(raw), ExpectedRevision: int(expected), OperationID: opID,
+		InputHash: inputHash, CallID: callIDFrom(ctx)}
 	run := newRunProgress(progress)
 	send := func() (wf.ToolOutcome, error) { return s.update(ctx, sessionID, req, run.progressFunc()) }
 	var out wf.ToolOutcome
@@ -63,7 +64,11 @@ func (s *Service) mutate(ctx context.Context, p platform.Principal, tool *Tool, 
 		return s.failure(name, sessionID, s.revisionForFailure(ctx, sessionID), f)
 	}
 	if out.Failure != nil {
-		return s.failure(name, sessionID, out.State.Revision, out.Failure)
+		rev := out.State.Revision
+		if rev == 0 {
+			rev = s.revisionForFailure(ctx, sessionID)
+		}
+		return s.failure(name, sessionID, rev, out.Failure)
 	}
 	stored, err := models.LoadToolResult(ctx, s.deps.DB, out.ResultKey)
 	if err != nil {
@@ -120,6 +125,7 @@ func (s *Service) decorate(name string, st wf.SessionState, data map[string]any)
 func (s *Service) update(ctx context.Context, sessionID string, req wf.ToolRequest, progress ProgressFunc) (wf.ToolOutcome, error) {
 	var out wf.ToolOutcome
 	opts := client.UpdateWorkflowOptions{
+		UpdateID:   "tool/" + randomHex(12),
 		WorkflowID: wf.SessionWorkflowID(sessionID), UpdateName: wf.ToolUpdate, Args: []any{req},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	}
@@ -138,10 +144,14 @@ func (s *Service) update(ctx context.Context, sessionID string, req wf.ToolReque
 		}
 		handle, err = s.deps.Temporal.UpdateWorkflow(ctx, opts)
 	}
-	if err != nil {
-		return out, err
+	if err == nil {
+		err = handle.Get(ctx, &out)
 	}
-	return out, handle.Get(ctx, &out)
+	if err != nil && ctx.Err() != nil {
+		// The caller went away: abort the call unless it committed.
+		return s.abandoned(ctx, sessionID, req, opts.UpdateID)
+	}
+	return out, err
 }
 
 // relayProgress polls the session workflow's pending simulation activity

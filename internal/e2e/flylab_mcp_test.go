@@ -27,6 +27,9 @@ type tsFlyLabRun struct {
 	Tools    []string
 	Saved    string
 	Progress float64
+	// Cancelled is what the client saw of the run it cancelled at its
+	// first progress notification, before it ran it again.
+	Cancelled map[string]any
 }
 
 // runTypeScriptFlyLabClient drives the FlyLab pipeline on s with the
@@ -90,6 +93,8 @@ func runTypeScriptFlyLabClient(t *testing.T, s *Stack) tsFlyLabRun {
 				t.Fatalf("approve: %d %s", r.Status, r.Body)
 			}
 			_, _ = stdin.Write([]byte("approved\n"))
+		case msg["cancelled"] != nil:
+			run.Cancelled = msg
 		case msg["saved"] != nil:
 			run.Saved = msg["saved"].(string)
 			run.Progress, _ = msg["progress"].(float64)
@@ -105,6 +110,11 @@ func runTypeScriptFlyLabClient(t *testing.T, s *Stack) tsFlyLabRun {
 	}
 	if !strings.HasPrefix(run.Saved, "bundle_") {
 		t.Fatalf("pipeline did not save a bundle: %q\n%s", run.Saved, stderr.String())
+	}
+	c := run.Cancelled
+	if c["cancelled"] != "AbortError" || c["revision_after"] != c["revision_before"] || c["batch_after"] != nil ||
+		c["status_after"] != "ready" {
+		t.Fatalf("a run cancelled before its commit must reject with AbortError and leave the session as it was: %v", c)
 	}
 	if run.Progress < 1 {
 		t.Fatalf("run_fly_simulation sent no progress notification to the client")

@@ -14,6 +14,7 @@ func Migrations() []migrate.Migration {
 	return []migrate.Migration{
 		{ID: "2026112910_flylab_ledger", Up: createLedgerV1},
 		{ID: "2026120110_flylab_session_snapshots", Up: createSessionSnapshotsV1},
+		{ID: "2026120210_flylab_staged_writes", Up: addStagedColumnsV1},
 	}
 }
 

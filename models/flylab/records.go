@@ -84,6 +84,7 @@ type Batch struct {
 	OperationKey   string `gorm:"size:300;not null;uniqueIndex:idx_flylab_batches_op"`
 	RunContentHash string `gorm:"size:71;not null"`
 	Body           string `gorm:"type:text;not null"`
+	Staged         bool   `gorm:"not null;default:false"` // written, not yet published by its commit (staging.go)
 	CreatedAt      time.Time
 }
 
@@ -121,6 +122,7 @@ type EvidenceBundle struct {
 	OperationKey string `gorm:"size:300;not null;uniqueIndex:idx_flylab_bundles_op"`
 	ManifestHash string `gorm:"size:71;not null"`
 	Export       string `gorm:"type:text;not null"`
+	Staged       bool   `gorm:"not null;default:false"` // written, not yet published by its commit (staging.go)
 	CreatedAt    time.Time
 }
 

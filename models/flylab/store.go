@@ -129,7 +129,7 @@ func BatchByOperation(ctx context.Context, db *gorm.DB, key string) (Batch, erro
 // CountBatches counts the batches of an experiment.
 func CountBatches(ctx context.Context, db *gorm.DB, experimentID string) (int64, error) {
 	var n int64
-	err := db.WithContext(ctx).Model(&Batch{}).Where("experiment_id = ?", experimentID).Count(&n).Error
+	err := db.WithContext(ctx).Model(&Batch{}).Where("experiment_id = ? AND staged = ?", experimentID, false).Count(&n).Error
 	return n, err
 }
 
@@ -140,9 +140,9 @@ func BundleByOperation(ctx context.Context, db *gorm.DB, key string) (EvidenceBu
 	return b, err
 }
 
-// BundleByID returns a ledger entry by id.
+// BundleByID returns a published ledger entry by id.
 func BundleByID(ctx context.Context, db *gorm.DB, id string) (EvidenceBundle, error) {
 	var b EvidenceBundle
-	err := first(ctx, db, &b, "id = ?", id)
+	err := first(ctx, db, &b, "id = ? AND staged = ?", id, false)
 	return b, err
 }

@@ -13,6 +13,8 @@ type session struct {
 	committed int
 	inFlight  string // operation key of the mutation being handled
 	saved     int    // revision of the last snapshot stored (session_snapshot.go)
+	upserted  string // the GatehouseGate value last upserted; "" before the first
+	cancel    cancellation
 }
 
 // Session is the long-lived page session workflow
@@ -49,6 +51,7 @@ func (s *session) setup(ctx workflow.Context) error {
 		workflow.UpdateHandlerOptions{Validator: s.validateTool}); err != nil {
 		return err
 	}
+	s.listenForCancels(ctx)
 	return s.setGate(ctx)
 }
 
@@ -114,9 +117,18 @@ func (s *session) setGate(ctx workflow.Context) error {
 	if s.state.Bundle != nil {
 		gate = "saved"
 	}
+	if gate == s.upserted && workflow.GetVersion(ctx, gateOnChangeVersion, workflow.DefaultVersion, 1) == 1 {
+		return nil
+	}
+	s.upserted = gate
 	return workflow.UpsertTypedSearchAttributes(ctx, platform.KindKey.ValueSet(KindSession),
 		platform.ProjectKey.ValueSet(s.state.SessionID), platform.GateKey.ValueSet(gate))
 }
+
+// gateOnChangeVersion marks the change that upserts the search attributes
+// only when the gate changes (every upsert is a visibility write);
+// histories recorded before it replay with an upsert at every commit.
+const gateOnChangeVersion = "flylab-gate-on-change"
 
 // failure builds a contract error as a workflow (validator) error.
 func failure(code, message string, details map[string]any) error {

@@ -73,21 +73,42 @@ func (s *session) handleTool(ctx workflow.Context, req ToolRequest) (ToolOutcome
 	s.inFlight, s.state.Running = inFlightKey, req.Tool
 	defer func() { s.inFlight, s.state.Running = "", "" }()
 
+	cancellable := workflow.GetVersion(ctx, cancelVersion, workflow.DefaultVersion, 1) == 1
+	actx := ctx
+	if cancellable {
+		var cancelled bool
+		actx, cancelled = s.beginCall(ctx, req.CallID)
+		defer s.endCall()
+		if cancelled {
+			return s.abortedOutcome(req.Tool), nil
+		}
+	}
 	if f := s.gate(req); f != nil {
 		return s.outcome(f), nil
 	}
 	call := ToolCall{SessionID: s.state.SessionID, Tool: req.Tool, Args: req.Args, OperationKey: key,
-		ResultKey: fmt.Sprintf("%s/%s/rev-%d", s.state.SessionID, req.Tool, s.state.Revision+1), Session: s.state}
+		ResultKey: fmt.Sprintf("%s/%s/rev-%d", s.state.SessionID, req.Tool, s.state.Revision+1), Session: s.state,
+		Stage: cancellable && stagedTools[req.Tool] && key != ""}
 	if key != "" {
 		call.ResultKey = key
 	}
 	var effect ToolEffect
-	if err := s.runToolActivity(ctx, req.Tool, call).Get(ctx, &effect); err != nil {
+	err := s.runToolActivity(actx, req.Tool, call).Get(ctx, &effect)
+	if cancellable && !s.passCancelCheck() {
+		return s.abortedOutcome(req.Tool), nil
+	}
+	if err != nil {
 		return s.fail(CodeSimulationUnavailable, "the FlyLab worker could not complete "+req.Tool+"; retry the same call",
 			map[string]any{"cause": err.Error()}, true), nil
 	}
 	if effect.Failure != nil {
 		return s.outcome(effect.Failure), nil
+	}
+	if call.Stage {
+		if err := s.publish(ctx, call); err != nil {
+			return s.fail(CodeSimulationUnavailable, "the result of "+req.Tool+" could not be published; retry the same call",
+				map[string]any{"cause": err.Error()}, true), nil
+		}
 	}
 	prev := s.state.Revision
 	s.apply(ctx, effect.Patch)

@@ -11,6 +11,9 @@ type ToolRequest struct {
 	ExpectedRevision int             `json:"expected_revision"`
 	OperationID      string          `json:"operation_id,omitempty"`
 	InputHash        string          `json:"input_hash"`
+	// CallID names the caller's call (its credential and MCP request id,
+	// or one HTTP request), so a CancelSignal can name it.
+	CallID string `json:"call_id,omitempty"`
 }
 
 // ToolFailure is a contract error: code, message, retryable, details.
@@ -42,6 +45,9 @@ type ToolCall struct {
 	ResultKey    string          `json:"result_key"`
 	OperationKey string          `json:"operation_key"`
 	Session      SessionState    `json:"session"`
+	// Stage asks the activity to write its batch or bundle staged, for the
+	// commit to publish (session_cancel.go); false in older histories.
+	Stage bool `json:"stage,omitempty"`
 }
 
 // ToolEffect is what a tool activity returns: a domain failure, or the ids

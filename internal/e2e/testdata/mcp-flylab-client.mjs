@@ -38,13 +38,36 @@ env = await call("draft_fly_hypothesis", { page_session_id: sid, expected_state_
 const hyp = env.data.hypothesis.id;
 env = await call("design_stimulation_trial", { page_session_id: sid, expected_state_revision: env.state_revision,
   hypothesis_id: hyp, target_circuit_id: "circuit_mdn_backward", perturbation: "activate", laterality: "bilateral",
-  activation_level: 0.7, onset_ms: 300, duration_ms: 800, trial_duration_ms: 2000, replicates: 2,
+  activation_level: 0.7, onset_ms: 300, duration_ms: 4000, trial_duration_ms: 8000, replicates: 12,
   include_baseline: true, include_sham_control: true, seed: 11 });
 const exp = env.data.experiment;
 console.log(JSON.stringify({ awaiting: exp.id, protocol_hash: exp.protocolHash }));
 await nextLine();
 env = await call("inspect_flylab_state", {});
 const hash = env.data.agent_context.human_gate.approved_protocol_hash;
+// Cancel the run at its first progress notification: the client rejects
+// with an AbortError, and the contract says nothing is published.
+const approvedRevision = env.state_revision;
+const abort = new AbortController();
+let aborted = "";
+try {
+  await call("run_fly_simulation", { page_session_id: sid, expected_state_revision: approvedRevision,
+    experiment_id: exp.id, approved_protocol_hash: hash, operation_id: "mcp-run-1" },
+    { signal: abort.signal, onprogress: () => abort.abort() });
+} catch (e) {
+  // The SDK sends notifications/cancelled and rejects with an McpError
+  // wrapping the signal's reason, a DOMException named AbortError.
+  aborted = /AbortError/.test(String(e.message)) ? "AbortError" : `${e.name}: ${e.message}`;
+}
+// The session settles (the cancel stops the simulation), then shows the
+// approved experiment still unrun at the same revision.
+for (let i = 0; i < 100; i++) {
+  env = await call("inspect_flylab_state", {});
+  if (env.data.agent_context.agent_status !== "running") break;
+  await new Promise((r) => setTimeout(r, 100));
+}
+console.log(JSON.stringify({ cancelled: aborted, revision_before: approvedRevision, revision_after: env.state_revision,
+  batch_after: env.data.agent_context.artifacts.batch_id ?? null, status_after: env.data.agent_context.agent_status }));
 env = await call("run_fly_simulation", { page_session_id: sid, expected_state_revision: env.state_revision,
   experiment_id: exp.id, approved_protocol_hash: hash, operation_id: "mcp-run-1" },
   { onprogress: () => { progress++; } });
