@@ -91,7 +91,7 @@ func parseCatalog(raw []byte) (*catalogIndex, error) {
 	data.DatasetVersions = append(data.DatasetVersions, DatasetVersion{
 		ID: "gatehouse_flylab_catalog", Name: "Gatehouse FlyLab curated circuit catalog",
 		Version: data.Version, Snapshot: data.SchemaVersion, SourceIDs: []string{},
-		Files: []FileHash{{Path: CatalogFilePath, SHA256: "sha256:" + hex.EncodeToString(sum[:])}},
+		Files:      []FileHash{{Path: CatalogFilePath, SHA256: "sha256:" + hex.EncodeToString(sum[:])}},
 		Note:       "Embedded in the binary; the hash covers the exact bytes searched and simulated.",
 		Provenance: []string{LabelDerived},
 	})
