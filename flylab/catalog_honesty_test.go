@@ -26,6 +26,10 @@ func TestValidateCatalog_RejectsWhatTheNotesDoNotSupport(t *testing.T) {
 			i := evidenceIndex(d, "E-MDN-LATERALITY-005")
 			d.Evidence[i].Behaviors = []string{BehaviorBackwardWalking, BehaviorTurning}
 		},
+		"path element stronger than its evidence": func(d *CatalogData) {
+			m := &d.Circuits[circuitIndex(d, "circuit_gf_short_escape")].MotorMap
+			m.Nodes[slices.IndexFunc(m.Nodes, func(n PathNode) bool { return n.ID == "gf_ttmn" })].Provenance = LabelConnectomeInferred
+		},
 		"supported perturbation no hypothesis can reach": func(d *CatalogData) {
 			i := circuitIndex(d, "circuit_lc16_retreat")
 			d.Circuits[i].MotorMap.SupportedPerturbations = []string{PerturbationActivate, PerturbationSilence}

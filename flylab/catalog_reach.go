@@ -31,6 +31,7 @@ func validateHonesty(d CatalogData, sources map[string]Source, evidence map[stri
 				}
 			}
 		}
+		validatePathLabels(c, evidence, fail)
 		if c.ModelCoverage != CoverageMappedReducedOrder {
 			continue
 		}
@@ -66,4 +67,27 @@ func perturbationReachable(c Circuit, p string, evidence map[string]EvidenceReco
 		}
 	}
 	return false
+}
+
+// validatePathLabels demands that a motor-map node or edge labelled
+// measured or connectome_inferred cites a record carrying that label: a
+// path element is never stronger than its evidence.
+func validatePathLabels(c Circuit, evidence map[string]EvidenceRecord, fail func(string, ...any)) {
+	check := func(what, id, label string, ids []string) {
+		if label != LabelMeasured && label != LabelConnectomeInferred {
+			return
+		}
+		for _, eid := range ids {
+			if evidence[eid].Provenance == label {
+				return
+			}
+		}
+		fail("circuit %s %s %s: labelled %s but none of %v carries that label", c.ID, what, id, label, ids)
+	}
+	for _, n := range c.MotorMap.Nodes {
+		check("node", n.ID, n.Provenance, n.EvidenceIDs)
+	}
+	for _, e := range c.MotorMap.Edges {
+		check("edge", e.ID, e.Provenance, e.EvidenceIDs)
+	}
 }

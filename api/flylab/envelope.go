@@ -79,7 +79,9 @@ func (s *Service) failure(name, sessionID string, revision int, f *wf.ToolFailur
 // untrustedPaths are caller-supplied text a tool echoes outside objects
 // marked "untrusted": operational, never scientific.
 var untrustedPaths = map[string][]string{
-	wf.ToolSave: {"/bundle/title", "/evidence_export/bundle/title"},
+	wf.ToolSave: {"/bundle/title", "/evidence_export/bundle/title",
+		"/evidence_export/payload/mission/discovery_decision/missionGoal",
+		"/evidence_export/payload/mission/discovery_decision/search"},
 }
 
 // provenanceManifest derives the manifest of a tool's data from the
