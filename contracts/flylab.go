@@ -3,6 +3,7 @@ package contracts
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 )
 
 // FlyLabContract is the parsed FlyLab contract: the parts the server needs
@@ -10,8 +11,30 @@ import (
 type FlyLabContract struct {
 	SchemaVersion string          `json:"schema_version"`
 	Name          string          `json:"name"`
+	Discovery     FlyLabDiscovery `json:"discovery"`
 	Tools         []FlyLabTool    `json:"tools"`
 	Raw           json.RawMessage `json:"-"`
+}
+
+// FlyLabDiscovery is the contract's discovery block: where the published
+// documents live. Gatehouse serves them at the same paths under its own
+// public URL.
+type FlyLabDiscovery struct {
+	BrowserDocumentationURL string `json:"browser_documentation_url"`
+	ManifestURL             string `json:"manifest_url"`
+	ContractURL             string `json:"contract_url"`
+	EvidenceExportSchemaURL string `json:"evidence_export_schema_url"`
+	EvidenceExportMediaType string `json:"evidence_export_media_type"`
+}
+
+// EvidenceExportSchemaPath is the path of the contract's
+// evidence_export_schema_url (the contract names the original site's host).
+func (d FlyLabDiscovery) EvidenceExportSchemaPath() (string, error) {
+	u, err := url.Parse(d.EvidenceExportSchemaURL)
+	if err != nil || u.Path == "" {
+		return "", fmt.Errorf("flylab contract: evidence_export_schema_url %q has no path", d.EvidenceExportSchemaURL)
+	}
+	return u.Path, nil
 }
 
 // FlyLabTool is one tool of the FlyLab contract.

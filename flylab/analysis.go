@@ -11,6 +11,8 @@ type AnalysisResult struct {
 	ResponseObservationSummaryDefinition ObservationDefinition `json:"response_observation_summary_definition"`
 	PerRunResults                        []PerRunResult        `json:"per_run_results"`
 	UnitBoundary                         string                `json:"unit_boundary"`
+	// Provenance labels the result's own fields (unit_boundary).
+	Provenance []string `json:"provenance"`
 }
 
 // Analysis is the saved five-metric analysis of one batch.
@@ -115,7 +117,7 @@ func Analyze(batch Batch, metrics []string) (AnalysisResult, error) {
 	res := AnalysisResult{MetricDefinitions: []MetricDefinition{},
 		ResponseInitiationSummaryDefinition:  responseInitiationDefinition(),
 		ResponseObservationSummaryDefinition: responseObservationDefinition(),
-		UnitBoundary:                         Model().UnitBoundary}
+		UnitBoundary:                         Model().UnitBoundary, Provenance: []string{LabelSimulationPredicted}}
 	for _, m := range panel {
 		res.MetricDefinitions = append(res.MetricDefinitions, metricDefinition(m))
 	}

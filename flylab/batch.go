@@ -79,6 +79,9 @@ type ConditionRun struct {
 	RunIDs            []string        `json:"runIds"`
 	Replicates        []RunResult     `json:"replicates"`
 	IllustrativeRunID string          `json:"illustrativeRunId"`
+	// IllustrativeTrajectory is absent from batches stored before it
+	// existed, so their content hashes still verify.
+	IllustrativeTrajectory *IllustrativeTrajectory `json:"illustrativeTrajectory,omitempty"`
 }
 
 // Batch is the output of run_fly_simulation minus the approval record and
@@ -125,7 +128,7 @@ func VerifyBatch(b Batch) error {
 		return newError(CodeEvidenceMismatch, "batch content does not match runContentHash",
 			"expected", b.RunContentHash, "actual", content)
 	}
-	if legacy := legacyRunHash(b.ConditionRuns); legacy != b.RunHash {
+	if legacy, ok := verifyRunHash(b.RunHash, b.ConditionRuns); !ok {
 		return newError(CodeEvidenceMismatch, "run lineage does not match runHash", "expected", b.RunHash, "actual", legacy)
 	}
 	return nil

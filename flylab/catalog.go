@@ -91,12 +91,14 @@ func parseCatalog(raw []byte) (*catalogIndex, error) {
 	data.DatasetVersions = append(data.DatasetVersions, DatasetVersion{
 		ID: "gatehouse_flylab_catalog", Name: "Gatehouse FlyLab curated circuit catalog",
 		Version: data.Version, Snapshot: data.SchemaVersion, SourceIDs: []string{},
-		Files: []FileHash{{Path: CatalogFilePath, SHA256: "sha256:" + hex.EncodeToString(sum[:])}},
-		Note:  "Embedded in the binary; the hash covers the exact bytes searched and simulated.",
+		Files:      []FileHash{{Path: CatalogFilePath, SHA256: "sha256:" + hex.EncodeToString(sum[:])}},
+		Note:       "Embedded in the binary; the hash covers the exact bytes searched and simulated.",
+		Provenance: []string{LabelDerived},
 	})
 	if err := validateCatalog(data); err != nil {
 		return nil, err
 	}
+	attachCitations(&data)
 	idx := &catalogIndex{
 		data:     data,
 		circuits: make(map[string]*Circuit, len(data.Circuits)),

@@ -45,8 +45,11 @@ func TestCatalog_LabelsFollowTheVerificationRules(t *testing.T) {
 		if strings.HasPrefix(e.Verification, "secondary") && e.Provenance != LabelDerived {
 			t.Errorf("%s is a secondary fact labelled %s", e.ID, e.Provenance)
 		}
-		if e.Kind == KindStructural && e.Provenance != LabelConnectomeInferred {
-			t.Errorf("%s is structural but labelled %s", e.ID, e.Provenance)
+		if e.Kind == KindStructural && e.Provenance == LabelMeasured {
+			t.Errorf("%s is structural but labelled measured", e.ID)
+		}
+		if e.Provenance == LabelConnectomeInferred && !strings.HasPrefix(e.Verification, "read_in_primary_source") {
+			t.Errorf("%s is connectome_inferred without a source that was read", e.ID)
 		}
 	}
 	if got := d.DatasetVersions[len(d.DatasetVersions)-1]; got.ID != "gatehouse_flylab_catalog" || !strings.HasPrefix(got.Files[0].SHA256, "sha256:") {

@@ -18,15 +18,25 @@ type CatalogData struct {
 // DOIStatus says how far the DOI itself was checked: listed_in_science_notes,
 // derived_identifier (built from a journal's id scheme), cited_by_reference_app,
 // not_verified (DOI left empty) or not_applicable.
+//
+// Authors, Title and Venue are filled only where they were checked:
+// BibliographyStatus says checked_against_record (against the record at
+// BibliographyURL), from_science_notes (author and venue as the notes
+// give them) or not_verified.
 type Source struct {
-	ID        string `json:"id"`
-	Kind      string `json:"kind"`
-	Citation  string `json:"citation"`
-	DOI       string `json:"doi,omitempty"`
-	DOIStatus string `json:"doiStatus"`
-	URL       string `json:"url,omitempty"`
-	Year      int    `json:"year,omitempty"`
-	Note      string `json:"note,omitempty"`
+	ID                 string `json:"id"`
+	Kind               string `json:"kind"`
+	Citation           string `json:"citation"`
+	Authors            string `json:"authors,omitempty"`
+	Title              string `json:"title,omitempty"`
+	Venue              string `json:"venue,omitempty"`
+	BibliographyStatus string `json:"bibliographyStatus"`
+	BibliographyURL    string `json:"bibliographyUrl,omitempty"`
+	DOI                string `json:"doi,omitempty"`
+	DOIStatus          string `json:"doiStatus"`
+	URL                string `json:"url,omitempty"`
+	Year               int    `json:"year,omitempty"`
+	Note               string `json:"note,omitempty"`
 }
 
 // Circuit is one adult Drosophila brain-to-body circuit.
@@ -164,6 +174,9 @@ type EvidenceRecord struct {
 	Verification  string   `json:"verification"`
 	Context       string   `json:"context"`
 	Caution       string   `json:"caution"`
+	// Citations are built from SourceIDs when the catalog loads; the
+	// catalog file never carries them.
+	Citations []Citation `json:"citations,omitempty"`
 }
 
 // ConnectomeRecord is an anatomical or dataset-level fact from EM
@@ -187,6 +200,9 @@ type DatasetVersion struct {
 	SourceIDs []string   `json:"sourceIds"`
 	Files     []FileHash `json:"files"`
 	Note      string     `json:"note"`
+	// Provenance of a version pin is derived: it records which published
+	// release a fact was read from, not a new measurement.
+	Provenance []string `json:"provenance"`
 }
 
 // FileHash is a file and its SHA-256 ("sha256:" + hex).

@@ -62,6 +62,7 @@ func validateCatalog(d CatalogData) error {
 			fail("behavior %s has no simulated circuit", b)
 		}
 	}
+	validateHonesty(d, sources, evidence, fail)
 	for _, r := range d.ConnectomeRecords {
 		if !isOneOf(r.Provenance, []string{LabelConnectomeInferred, LabelDerived}) {
 			fail("connectome record %s: label %s not allowed", r.ID, r.Provenance)

@@ -48,5 +48,6 @@ func cloneEvidence(e EvidenceRecord) EvidenceRecord {
 	e.Perturbations = slices.Clone(e.Perturbations)
 	e.Behaviors = slices.Clone(e.Behaviors)
 	e.SourceIDs = slices.Clone(e.SourceIDs)
+	e.Citations = slices.Clone(e.Citations)
 	return e
 }

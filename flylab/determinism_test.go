@@ -11,14 +11,54 @@ var printGolden = flag.Bool("print-golden", false, "print the golden run content
 // goldenRunContentHashes pin the model: a change to any simulated number
 // changes these and must come with a ModelVersion bump.
 var goldenRunContentHashes = map[string]string{
-	"circuit_mdn_backward":          "sha256:614096bededc9cf11986827637a8ea77c1431053c1ad7311d05c7cd3faf05f29",
-	"circuit_lc16_retreat":          "sha256:708e664dbb308f932444e86b7f6538f176be6de892e7b2582c1fffde503e2a20",
-	"circuit_gf_short_escape":       "sha256:f8246f40aebda583d3ac9a454a03cdb757e2e74b04d083e32b039ebf66d03fff",
-	"circuit_lc_loom_takeoff":       "sha256:d4e8f89e4aea097efa98329bf8ccb4f51ecaefa70fe02287b7570aa27e1bdedc",
-	"circuit_p9_bpn_forward":        "sha256:4e94bc8fcd0194140c8376796754064f9c06063b4c3f1ea979c46f299a0a0c0e",
-	"circuit_dn_steering":           "sha256:4d8dd9d465e861c3b80b829f987ec42c76142f235582d400323cf087b9db37bb",
-	"circuit_antennal_grooming_abn": "sha256:bbe443c5d0f9a33e221f39525bd1f1e040e99dc0aa41f23d10c3ad92a19aaa9c",
-	"circuit_antennal_grooming_adn": "sha256:973959d405a94ee8f4e437bae04498f2fe4a3874570b1631bf89082dad23c1a4",
+	"circuit_mdn_backward":          "sha256:daee1b3b1c375d8b07c46db029422c54a173ab778fcb851c456d0c8f7af18844",
+	"circuit_lc16_retreat":          "sha256:1c08c884c818154d05cc8368a84a25bb9e15ea843e297c2188f689b8713cdfea",
+	"circuit_gf_short_escape":       "sha256:203dfe81a9591aa25b68cfae9a1bb0b66f7a03c496554c31f5a68cd660dca21c",
+	"circuit_lc_loom_takeoff":       "sha256:4df387d7aefb22d14a2c72840dbbd6abf2f730c4c2fceac0a943070339c681fe",
+	"circuit_p9_bpn_forward":        "sha256:0aac80f7b347139ffe2a40348fba48169dbaea0a6b2c383336a65be5715ee8d7",
+	"circuit_dn_steering":           "sha256:45fa39a7890fbf0ba2b23b0582301c96d2b29ba192beee3645f2b303b9fc8873",
+	"circuit_antennal_grooming_abn": "sha256:33d2e7eaa08bf7720948507e49231bd0bab3a595286341f0e5e8242490e56d62",
+	"circuit_antennal_grooming_adn": "sha256:3faa2c5738170b5d8dbca9b8e7cfd3447197871e9d7591c794433095b13a73bd",
+}
+
+// goldenTrajectoryDigests pin the simulated numbers alone (every run's
+// trajectory, event timeline and seeds), so a change to manifests, ids or
+// hashes that leaves the simulation as it was shows here as unchanged.
+// These are the digests of model v1 before the manifests gained
+// controller mappings and labels.
+var goldenTrajectoryDigests = map[string]string{
+	"circuit_mdn_backward":          "sha256:f93b89e020427fcdc931c52f0a4f53e0eb2d5687a539838b28a5373902db0573",
+	"circuit_lc16_retreat":          "sha256:26307dbd2df309948c32154332d7c25f8f4c981e015dba099308b6870d4901c4",
+	"circuit_gf_short_escape":       "sha256:fa78c48b87d60b3299a278838053759f26d920e602ddb83a1bd2a99cda79590e",
+	"circuit_lc_loom_takeoff":       "sha256:448f7cad8622c66def8ea68ee9e179cfe434382bafa512bafcfa68566b5449a2",
+	"circuit_p9_bpn_forward":        "sha256:eb0cd749962f089a941f89358eb4100882f6087fcfa53ee515948a5bd5d6dc16",
+	"circuit_dn_steering":           "sha256:92254414ed4c452eea535653f2a2642bc6696f9f82dce0507a395abf3c73ad4a",
+	"circuit_antennal_grooming_abn": "sha256:8afbbc2f9484bc5fc13bda12c0b21150ceed169a26e68de160ab473cb3cbc182",
+	"circuit_antennal_grooming_adn": "sha256:097064ded635e0b647a2c0d241962f451198a268db28866d580984e88a3a58cc",
+}
+
+func TestSimulate_GoldenTrajectoriesPerCircuit(t *testing.T) {
+	for _, c := range Catalog().Circuits {
+		if c.ModelCoverage != CoverageMappedReducedOrder {
+			continue
+		}
+		t.Run(c.ID, func(t *testing.T) {
+			b := simulateDesign(t, goldenDesign(t, c.ID))
+			var runs []any
+			for _, cr := range b.ConditionRuns {
+				for _, r := range cr.Replicates {
+					runs = append(runs, []any{r.Trajectory, r.EventTimeline, r.Seed, r.TrajectorySeed})
+				}
+			}
+			got, err := ContentHash(runs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := goldenTrajectoryDigests[c.ID]; got != want {
+				t.Errorf("trajectory digest %s, golden %s", got, want)
+			}
+		})
+	}
 }
 
 func goldenDesign(t testing.TB, circuitID string) Design {

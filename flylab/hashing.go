@@ -4,13 +4,17 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash/fnv"
+	"strings"
 )
 
 // Hash scopes and serializations stated on every batch, so a reader knows
 // exactly which fields each hash covers and how they were serialized.
 const (
-	RunHashScope                = "run_and_trajectory_ids_only"
-	RunHashSerialization        = "FNV-1a-32(RFC 8785 JCS([{ runId, trajectoryId }]))"
+	RunHashScope         = "run_and_trajectory_ids_only"
+	RunHashSerialization = "SHA-256(RFC 8785 JCS([{ runId, trajectoryId }]))"
+	// LegacyRunHashSerialization is how batches stored before the sha256
+	// runHash were hashed ("fnv1a:" prefix); they still verify.
+	LegacyRunHashSerialization  = "FNV-1a-32(RFC 8785 JCS([{ runId, trajectoryId }]))"
 	RunContentHashScope         = "protocol_model_and_complete_condition_runs"
 	RunContentHashSerialization = "SHA-256(RFC 8785 JCS({ protocol, model, conditionRuns }))"
 	ProtocolHashSerialization   = "SHA-256(RFC 8785 JCS({ protocol, seed_manifest }))"
@@ -63,19 +67,43 @@ type runLineage struct {
 }
 
 // legacyRunHash is the lineage-only hash kept for compatibility with the
-// original FlyLab page: it covers run and trajectory ids, not content.
+// original FlyLab page: "sha256:" + hex over the run and trajectory ids,
+// not the content.
 func legacyRunHash(runs []ConditionRun) string {
-	var lineage []runLineage
-	for _, cr := range runs {
-		for _, r := range cr.Replicates {
-			lineage = append(lineage, runLineage{RunID: r.ID, TrajectoryID: r.TrajectoryID})
-		}
+	hash, err := ContentHash(runLineageOf(runs))
+	if err != nil {
+		panic("flylab: run lineage must be canonicalizable: " + err.Error())
 	}
-	canonical, err := CanonicalJSON(lineage)
+	return hash
+}
+
+// fnvRunHash is the runHash of batches stored before it became SHA-256.
+func fnvRunHash(runs []ConditionRun) string {
+	canonical, err := CanonicalJSON(runLineageOf(runs))
 	if err != nil {
 		panic("flylab: run lineage must be canonicalizable: " + err.Error())
 	}
 	h := fnv.New32a()
 	h.Write(canonical)
 	return "fnv1a:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// verifyRunHash recomputes a stored runHash by the scheme its prefix names.
+func verifyRunHash(stored string, runs []ConditionRun) (string, bool) {
+	if strings.HasPrefix(stored, "fnv1a:") {
+		got := fnvRunHash(runs)
+		return got, got == stored
+	}
+	got := legacyRunHash(runs)
+	return got, got == stored
+}
+
+func runLineageOf(runs []ConditionRun) []runLineage {
+	var lineage []runLineage // nil when empty, as the fnv1a batches were hashed
+	for _, cr := range runs {
+		for _, r := range cr.Replicates {
+			lineage = append(lineage, runLineage{RunID: r.ID, TrajectoryID: r.TrajectoryID})
+		}
+	}
+	return lineage
 }

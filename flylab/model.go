@@ -88,6 +88,12 @@ type ModelManifest struct {
 	UnitBoundary        string           `json:"unitBoundary"`
 	Boundary            string           `json:"boundary"`
 	Parameters          []ModelParameter `json:"parameters"`
+	// ControllerMapping is how the target circuit's motor map enters the
+	// controller; set on an experiment's and a batch's model. Records
+	// stored before it existed omit it (and Provenance), so their hashes
+	// still verify.
+	ControllerMapping *ControllerMapping `json:"controllerMapping,omitempty"`
+	Provenance        []string           `json:"provenance,omitempty"`
 }
 
 // Model returns the manifest of the current model.
@@ -102,7 +108,16 @@ func Model() ModelManifest {
 		UnitBoundary:      "Millimetres, milliseconds and degrees of a reduced-order model; anchored to published ranges, not fitted to data.",
 		Boundary:          "simulation_predicted output of a reduced-order drive model (speed/turn dynamics, tripod stepping, grooming state, escape race, ballistic takeoff). It is not biological validation.",
 		Parameters:        modelParameters(),
+		Provenance:        []string{LabelDerived},
 	}
+}
+
+// ModelFor is the model manifest with the controller mapping of circuit c.
+func ModelFor(c Circuit) ModelManifest {
+	m := Model()
+	mapping := controllerMappingFor(c)
+	m.ControllerMapping = &mapping
+	return m
 }
 
 func modelParameters() []ModelParameter {

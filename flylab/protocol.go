@@ -119,7 +119,7 @@ func DesignProtocol(req DesignRequest) (Design, error) {
 	if err != nil {
 		return Design{}, err
 	}
-	exp := Experiment{ID: p.ExperimentID, Protocol: p, MotorMap: cloneMotorMap(circuit.MotorMap), Model: Model(),
+	exp := Experiment{ID: p.ExperimentID, Protocol: p, MotorMap: cloneMotorMap(circuit.MotorMap), Model: ModelFor(circuit),
 		Provenance: []string{LabelAgentHypothesized}}
 	return Design{Experiment: exp, SeedManifest: seeds, ProtocolHash: protocolHash, SeedManifestHash: seedHash}, nil
 }

@@ -13,6 +13,7 @@ type EmbodimentCoverage struct {
 	BodyParts             []BodyPartCoverage `json:"bodyParts"`
 	AllBehaviorsSimulated bool               `json:"allBehaviorsSimulated"`
 	Boundary              string             `json:"boundary"`
+	Provenance            []string           `json:"provenance"`
 }
 
 // BehaviorCoverage lists the circuits whose primary behavior this is.
@@ -29,7 +30,7 @@ type BodyPartCoverage struct {
 }
 
 func embodimentCoverage(d CatalogData) EmbodimentCoverage {
-	cov := EmbodimentCoverage{AllBehaviorsSimulated: true,
+	cov := EmbodimentCoverage{AllBehaviorsSimulated: true, Provenance: []string{LabelDerived},
 		Boundary: "Coverage of the reduced-order model, not of Drosophila biology: each behavior is modelled through the listed circuits only."}
 	for _, b := range Behaviors() {
 		bc := BehaviorCoverage{Behavior: b, SimulatedCircuitIDs: []string{}, CatalogOnlyCircuitIDs: []string{}}

@@ -43,6 +43,9 @@ type SeedManifest struct {
 	ConditionCount         int             `json:"condition_count"`
 	ReplicatesPerCondition int             `json:"replicates_per_condition"`
 	Conditions             []SeedCondition `json:"conditions"`
+	// Provenance is omitted by manifests stored before it existed, so
+	// their approval hashes still verify.
+	Provenance []string `json:"provenance,omitempty"`
 }
 
 // SeedCondition holds one condition's replicate seeds.
@@ -63,7 +66,7 @@ type SeedReplicate struct {
 // NewSeedManifest derives the seed manifest of a protocol.
 func NewSeedManifest(p Protocol) SeedManifest {
 	m := SeedManifest{BaseSeed: p.Seed, SeedPolicy: CurrentSeedPolicy(),
-		ConditionCount: len(p.Conditions), ReplicatesPerCondition: p.Replicates}
+		ConditionCount: len(p.Conditions), ReplicatesPerCondition: p.Replicates, Provenance: []string{LabelDerived}}
 	for ci, c := range p.Conditions {
 		sc := SeedCondition{ConditionID: c.ID, ConditionIndex: ci, TrajectorySeed: p.Seed + illustrativeTrajectoryOffset}
 		for r := range p.Replicates {

@@ -35,6 +35,7 @@ func Simulate(protocol Protocol, seeds SeedManifest, progress ProgressFunc) (Bat
 			}
 		}
 		cr.IllustrativeRunID = cr.RunIDs[0]
+		cr.IllustrativeTrajectory = illustrate(protocol, cond, seeds.Conditions[ci], spec)
 		runs = append(runs, cr)
 	}
 	return assembleBatch(circuit, protocol, seeds, runs)
@@ -92,7 +93,7 @@ func checkProtocol(p Protocol, seeds SeedManifest) (Circuit, error) {
 }
 
 func assembleBatch(c Circuit, p Protocol, seeds SeedManifest, runs []ConditionRun) (Batch, error) {
-	model := Model()
+	model := ModelFor(c)
 	contentHash, err := ContentHash(batchContent{Protocol: p, Model: model, ConditionRuns: runs})
 	if err != nil {
 		return Batch{}, err

@@ -13,6 +13,9 @@ import (
 func registerFlyLab(r sdkworker.Registry, deps Dependencies) {
 	r.RegisterWorkflowWithOptions(workflows.Session, workflow.RegisterOptions{Name: workflows.SessionWorkflow})
 	r.RegisterWorkflowWithOptions(workflows.Experiment, workflow.RegisterOptions{Name: workflows.ExperimentWorkflow})
-	a := &activities.Activities{DB: deps.DB, SchemaURL: deps.Config.PublicURL + models.ExportSchemaPath}
+	// The worker has no public URL of its own (in compose it is not
+	// reachable at all): stored results name the schema by its path, and
+	// the API answers with its public URL's schema URL.
+	a := &activities.Activities{DB: deps.DB, SchemaURL: models.ExportSchemaPath}
 	a.Register(r)
 }

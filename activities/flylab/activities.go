@@ -20,7 +20,8 @@ import (
 // Activities are the FlyLab tool activities.
 type Activities struct {
 	DB *gorm.DB
-	// SchemaURL is the absolute URL of the published evidence-export schema.
+	// SchemaURL names the evidence-export schema in stored save results (its
+	// path); the API resolves it against its own public URL.
 	SchemaURL string
 }
 

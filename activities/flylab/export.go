@@ -46,14 +46,17 @@ func buildExport(ctx context.Context, call wf.ToolCall, in saveArgs, l lineage, 
 		"approval": l.approval, "batch": l.batch, "analyses": l.analyses, "comparison": l.comparison,
 		"datasets": science.Catalog().DatasetVersions, "model": model,
 	}
-	payload["provenance_manifest"] = payloadManifest(l)
-	// Round-trip so the hash covers exactly the bytes a reader will parse.
-	raw, err := json.Marshal(payload)
+	// Round-trip so the manifest is derived from, and the hash covers,
+	// exactly the bytes a reader will parse.
+	generic, err := roundTrip(payload)
 	if err != nil {
 		return models.Export{}, err
 	}
-	var generic map[string]any
-	if err := json.Unmarshal(raw, &generic); err != nil {
+	manifest, labels, err := science.DeriveProvenance(generic, payloadManifestSpec)
+	if err != nil {
+		return models.Export{}, err
+	}
+	if generic["provenance_manifest"], err = roundTrip(manifest); err != nil {
 		return models.Export{}, err
 	}
 	hash, err := science.ContentHash(generic)
@@ -68,7 +71,7 @@ func buildExport(ctx context.Context, call wf.ToolCall, in saveArgs, l lineage, 
 		Title: title, TitleSource: source, Scope: in.Scope, Format: format, CreatedAt: time.Now().UTC().Format(time.RFC3339),
 		PageSession: call.SessionID, HypothesisID: l.hypothesis.ID, ExperimentID: l.design.Experiment.ID,
 		BatchIDs: in.BatchIDs, AnalysisIDs: in.AnalysisIDs, ComparisonID: in.ComparisonID, ManifestHash: hash,
-		Provenance: science.ProvenanceLabels()}
+		Provenance: labels}
 	return models.Export{Schema: models.ExportSchemaName, SchemaVersion: models.ExportSchemaVersion, Bundle: bundle,
 		Integrity: models.Integrity{ManifestHash: hash, Scope: "payload", Serialization: models.ExportSerialization,
 			Assurance: "Detects accidental or unsigned alteration of the payload; it is not a signature."},
@@ -114,25 +117,29 @@ func sourceGroups(c science.Circuit, supporting, context []science.EvidenceRecor
 		"method": []science.Source{}, "catalog": group(c.SourceIDs)}
 }
 
-func payloadManifest(l lineage) map[string]any {
-	entry := func(path, id, typ string, labels []string, parents []string) map[string]any {
-		return map[string]any{"path": path, "artifact_id": id, "artifact_type": typ, "labels": labels, "parent_ids": parents}
-	}
-	entries := []any{
-		entry("/hypothesis", l.hypothesis.ID, "hypothesis", []string{science.LabelAgentHypothesized}, l.hypothesis.ParentIDs),
-		entry("/experiment", l.design.Experiment.ID, "experiment", []string{science.LabelAgentHypothesized}, []string{l.hypothesis.ID}),
-		entry("/approval", l.approval.ID, "experiment_approval", []string{science.LabelAgentHypothesized}, []string{l.design.Experiment.ID}),
-		entry("/batch", l.batch.ID, "simulation_batch", []string{science.LabelSimulationPredicted}, []string{l.design.Experiment.ID}),
-		entry("/comparison", l.comparison.ID, "trial_comparison", []string{science.LabelSimulationPredicted}, l.comparison.AnalysisIDs),
-	}
-	for i, an := range l.analyses {
-		entries = append(entries, entry("/analyses/"+itoa(i), an.ID, "behavior_analysis", []string{science.LabelSimulationPredicted}, []string{an.BatchID}))
-	}
-	return map[string]any{"schema_version": "flylab.provenance-manifest.v1", "entries": entries,
-		"operational_paths": []string{"/annotation", "/system"}}
+// payloadManifestSpec names the export payload's paths. The labels of each
+// come from the records themselves (science.DeriveProvenance), so a bundle
+// claims exactly the labels of what it carries. Bibliographic source
+// records, system metadata and the mission's search ranking are not
+// evidence; caller text (title, note, goal, the search query) is untrusted.
+var payloadManifestSpec = science.ManifestSpec{
+	PathScope: "RFC 6901 JSON Pointer paths relative to the export payload. The empty path addresses the payload root.",
+	ScientificPaths: []string{"/circuit", "/evidence", "/hypothesis", "/experiment", "/approval", "/batch", "/analyses",
+		"/comparison", "/datasets", "/model", "/mission/discovery_decision", "/mission/coverage_gaps"},
+	OperationalPaths: []string{"/format", "/scope", "/system", "/sources", "/approval/approved_at", "/approval/approved_by",
+		"/mission/alternatives", "/mission/exclusions"},
+	UntrustedPaths: []string{"/annotation", "/mission/goal", "/mission/discovery_decision/missionGoal",
+		"/mission/discovery_decision/search"},
 }
 
-func itoa(i int) string { raw, _ := json.Marshal(i); return string(raw) }
+func roundTrip(v any) (map[string]any, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	return out, json.Unmarshal(raw, &out)
+}
 
 // missionRecord preserves the goal (an untrusted annotation), the
 // discovery decision, alternatives, exclusions and coverage gaps.

@@ -1,8 +1,10 @@
 package flylab
 
 import (
+	"encoding/json"
 	"html/template"
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -15,7 +17,22 @@ type documents struct {
 	base string
 }
 
-func newDocuments(svc *Service, base string) *documents { return &documents{svc: svc, base: base} }
+func newDocuments(svc *Service, base string) *documents {
+	return &documents{svc: svc, base: strings.TrimRight(base, "/")}
+}
+
+// exportSchemaURL is the one URL of the evidence-export schema: the API's
+// public URL plus the path of the contract's evidence_export_schema_url.
+// The served schema's $id, the manifest and every save_fly_evidence
+// result carry exactly this value. (The worker has no public URL of its
+// own; it never decides it.)
+func (s *Service) exportSchemaURL() string {
+	path, err := s.contract.Discovery.EvidenceExportSchemaPath()
+	if err != nil {
+		path = models.ExportSchemaPath
+	}
+	return strings.TrimRight(s.deps.Config.PublicURL, "/") + path
+}
 
 func (d *documents) manifest(c *gin.Context) {
 	tools := make([]any, 0, len(d.svc.tools))
@@ -28,7 +45,7 @@ func (d *documents) manifest(c *gin.Context) {
 		"transports": gin.H{"mcp": d.base + "/mcp/flylab", "rest_tools": d.base + "/v1/flylab/tools",
 			"authentication": "Authorization: Bearer <agent API key>"},
 		"documentation_url": d.base + "/agent", "contract_url": d.base + "/flylab-tool-contracts.json",
-		"evidence_export_schema_url": d.base + models.ExportSchemaPath, "evidence_export_media_type": models.ExportMediaType,
+		"evidence_export_schema_url": d.svc.exportSchemaURL(), "evidence_export_media_type": models.ExportMediaType,
 		"operator_gate": gin.H{"tool": false, "endpoint": "POST /operator/v1/flylab/experiments/{experiment_id}/approve",
 			"authentication": "operator token only; agent keys get 403"},
 		"tools": tools,
@@ -39,8 +56,21 @@ func (d *documents) contract(c *gin.Context) {
 	c.Data(http.StatusOK, "application/json", contracts.FlyLabContractFile)
 }
 
+// schema serves the export schema with its $id set to exportSchemaURL,
+// so a validator resolves the document by the URL results hand out.
 func (d *documents) schema(c *gin.Context) {
-	c.Data(http.StatusOK, "application/schema+json", models.ExportSchema)
+	var doc map[string]any
+	if err := json.Unmarshal(models.ExportSchema, &doc); err != nil {
+		c.Data(http.StatusInternalServerError, "text/plain", []byte("embedded export schema is invalid"))
+		return
+	}
+	doc["$id"] = d.svc.exportSchemaURL()
+	body, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		c.Data(http.StatusInternalServerError, "text/plain", []byte("export schema cannot be encoded"))
+		return
+	}
+	c.Data(http.StatusOK, "application/schema+json", body)
 }
 
 var agentPage = template.Must(template.New("agent").Parse(`<!doctype html>
@@ -61,11 +91,12 @@ Every answer is a <code>flylab.tool-result.v3</code> envelope.</p>
 Retry <code>run_fly_simulation</code> and <code>save_fly_evidence</code> with the same <code>operation_id</code> to replay the stored result.</p>
 <h2>Tools</h2>
 <dl>{{range .Tools}}<dt><code>{{.Name}}</code> — {{.Title}}</dt><dd>{{.Description}}</dd>{{end}}</dl>
-<p>Evidence exports validate against <a href="{{.Base}}/schemas/flylab-evidence-export-v3.schema.json">the published schema</a>.</p>
+<p>Evidence exports validate against <a href="{{.SchemaURL}}">the published schema</a>.</p>
 </main></body></html>`))
 
 func (d *documents) agentPage(c *gin.Context) {
 	c.Header("Content-Type", "text/html; charset=utf-8")
 	c.Status(http.StatusOK)
-	_ = agentPage.Execute(c.Writer, gin.H{"Version": d.svc.contract.SchemaVersion, "Base": d.base, "Tools": d.svc.tools})
+	_ = agentPage.Execute(c.Writer, gin.H{"Version": d.svc.contract.SchemaVersion, "Base": d.base,
+		"Tools": d.svc.tools, "SchemaURL": d.svc.exportSchemaURL()})
 }

@@ -2,20 +2,11 @@ package flylab
 
 import (
 	"encoding/json"
-	"slices"
-	"strconv"
-	"strings"
+	"errors"
 
 	science "github.com/gatehouse/gatehouse/flylab"
 	wf "github.com/gatehouse/gatehouse/workflows/flylab"
 )
-
-var defaultLabel = map[string]string{
-	wf.ToolFind: science.LabelDerived, wf.ToolDraft: science.LabelAgentHypothesized,
-	wf.ToolDesign: science.LabelAgentHypothesized, wf.ToolRun: science.LabelSimulationPredicted,
-	wf.ToolAnalyze: science.LabelSimulationPredicted, wf.ToolCompare: science.LabelSimulationPredicted,
-	wf.ToolSave: science.LabelSimulationPredicted, wf.ToolInspect: science.LabelDerived,
-}
 
 var summaries = map[string]string{
 	wf.ToolInspect: "Current FlyLab page state.", wf.ToolFind: "Ranked circuits with their evidence for the query.",
@@ -28,11 +19,13 @@ var summaries = map[string]string{
 // success builds the flylab.tool-result.v3 success envelope. A scientific
 // path with no provenance label is refused as INCOMPLETE_PROVENANCE.
 func (s *Service) success(name string, st wf.SessionState, out wf.ToolOutcome, opID string, data map[string]any) map[string]any {
+	if name == wf.ToolSave {
+		data["export_schema_url"] = s.exportSchemaURL()
+	}
 	data = normalize(data)
-	manifest, labels, missing := s.provenanceManifest(s.byName[name], data)
-	if missing != "" {
-		return s.failure(name, st.SessionID, st.Revision, &wf.ToolFailure{Code: science.CodeIncompleteProvenance,
-			Message: "a scientific path of the result carries no provenance label", Details: map[string]any{"path": missing}})
+	manifest, labels, err := s.provenanceManifest(s.byName[name], data)
+	if err != nil {
+		return s.failure(name, st.SessionID, st.Revision, provenanceFailure(err))
 	}
 	var op any
 	if opID != "" {
@@ -83,174 +76,27 @@ func (s *Service) failure(name, sessionID string, revision int, f *wf.ToolFailur
 	}
 }
 
-// provenanceManifest labels every scientific path of the tool's output
-// contract that resolves in data; operational paths get no label.
-func (s *Service) provenanceManifest(t *Tool, data map[string]any) (map[string]any, []string, string) {
-	entries := []any{}
-	union := map[string]bool{}
-	for _, path := range t.output.ScientificPaths {
-		node, ok := resolve(data, path)
-		if !ok || empty(node) {
-			continue
-		}
-		labels := collectLabels(node, 0)
-		if len(labels) == 0 {
-			labels = []string{defaultLabel[t.Name]}
-		}
-		for _, l := range labels {
-			union[l] = true
-		}
-		entries = append(entries, s.entry(path, node, labels))
-	}
-	var ops []string
-	for _, p := range t.output.OperationalPaths {
-		if _, ok := resolve(data, p); ok {
-			ops = append(ops, p)
-		}
-	}
-	var labels []string
-	for _, l := range science.ProvenanceLabels() {
-		if union[l] {
-			labels = append(labels, l)
-		}
-	}
-	if labels == nil {
-		labels = []string{}
-	}
-	if ops == nil {
-		ops = []string{}
-	}
-	return map[string]any{"schema_version": "flylab.provenance-manifest.v1",
-		"path_scope": s.policy["path_scope"], "entries": entries, "operational_paths": ops}, labels, ""
+// untrustedPaths are caller-supplied text a tool echoes outside objects
+// marked "untrusted": operational, never scientific.
+var untrustedPaths = map[string][]string{
+	wf.ToolSave: {"/bundle/title", "/evidence_export/bundle/title",
+		"/evidence_export/payload/mission/discovery_decision/missionGoal",
+		"/evidence_export/payload/mission/discovery_decision/search"},
 }
 
-func (s *Service) entry(path string, node any, labels []string) map[string]any {
-	obj, _ := node.(map[string]any)
-	scope := "record"
-	if _, isList := node.([]any); isList {
-		scope = "container"
-	}
-	id, _ := obj["id"].(string)
-	if id != "" {
-		scope = "artifact"
-	}
-	typ, _ := obj["artifact_type"].(string)
-	if typ == "" {
-		typ = strings.TrimPrefix(path[strings.LastIndex(path, "/")+1:], "")
-		if typ == "" {
-			typ = "result"
-		}
-	}
-	boundary, _ := obj["boundary"].(string)
-	if boundary == "" {
-		defs, _ := s.policy["definitions"].(map[string]any)
-		boundary, _ = defs[labels[0]].(string)
-	}
-	return map[string]any{"path": path, "artifact_id": id, "artifact_type": typ, "scope": scope, "labels": labels,
-		"parent_ids": stringList(obj["parent_ids"]), "evidence_ids": stringList(obj["evidenceIds"]),
-		"source_ids": stringList(obj["sourceIds"]), "boundary": boundary}
+// provenanceManifest derives the manifest of a tool's data from the
+// labels the data carries (science.DeriveProvenance): no label is
+// assigned here, and a scientific path without one is refused.
+func (s *Service) provenanceManifest(t *Tool, data map[string]any) (science.ProvenanceManifest, []string, error) {
+	scope, _ := s.policy["path_scope"].(string)
+	return science.DeriveProvenance(data, science.ManifestSpec{PathScope: scope, ScientificPaths: t.output.ScientificPaths,
+		OperationalPaths: t.output.OperationalPaths, UntrustedPaths: untrustedPaths[t.Name]})
 }
 
-func stringList(v any) []string {
-	out := []string{}
-	if list, ok := v.([]any); ok {
-		for _, x := range list {
-			if s, ok := x.(string); ok {
-				out = append(out, s)
-			}
-		}
+func provenanceFailure(err error) *wf.ToolFailure {
+	var se *science.Error
+	if errors.As(err, &se) {
+		return &wf.ToolFailure{Code: se.Code, Message: se.Message, Details: se.Details}
 	}
-	return out
-}
-
-// collectLabels finds provenance labels on a node or, failing that, in
-// its children (a container inherits the union of what it holds).
-func collectLabels(node any, depth int) []string {
-	valid := science.ProvenanceLabels()
-	var out []string
-	add := func(l string) {
-		if slices.Contains(valid, l) && !slices.Contains(out, l) {
-			out = append(out, l)
-		}
-	}
-	switch n := node.(type) {
-	case map[string]any:
-		switch p := n["provenance"].(type) {
-		case string:
-			add(p)
-		case []any:
-			for _, x := range p {
-				if s, ok := x.(string); ok {
-					add(s)
-				}
-			}
-		}
-		if len(out) > 0 || depth >= 3 {
-			return out
-		}
-		for _, k := range sortedKeys(n) {
-			for _, l := range collectLabels(n[k], depth+1) {
-				add(l)
-			}
-		}
-	case []any:
-		for _, x := range n {
-			for _, l := range collectLabels(x, depth+1) {
-				add(l)
-			}
-		}
-	}
-	return out
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-func empty(v any) bool {
-	switch n := v.(type) {
-	case nil:
-		return true
-	case map[string]any:
-		return len(n) == 0
-	case []any:
-		return len(n) == 0
-	}
-	return false
-}
-
-// resolve follows an RFC 6901 pointer into decoded JSON.
-func resolve(doc any, pointer string) (any, bool) {
-	if pointer == "" {
-		return doc, true
-	}
-	if !strings.HasPrefix(pointer, "/") {
-		return nil, false
-	}
-	cur := doc
-	for _, tok := range strings.Split(pointer[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch n := cur.(type) {
-		case map[string]any:
-			v, ok := n[tok]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(n) {
-				return nil, false
-			}
-			cur = n[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
+	return &wf.ToolFailure{Code: science.CodeIncompleteProvenance, Message: err.Error(), Details: map[string]any{}}
 }
