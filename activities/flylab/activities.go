@@ -35,7 +35,7 @@ func (a *Activities) Register(r Registry) {
 		wf.ActivityFindCircuits: a.FindCircuits, wf.ActivityDraftHypothesis: a.DraftHypothesis,
 		wf.ActivityDesignTrial: a.DesignTrial, wf.ActivitySimulate: a.Simulate, wf.ActivityAnalyze: a.Analyze,
 		wf.ActivityCompare: a.Compare, wf.ActivitySaveEvidence: a.SaveEvidence, wf.ActivityRecordDecision: a.RecordDecision,
-		wf.ActivitySaveSession: a.SaveSession,
+		wf.ActivitySaveSession: a.SaveSession, wf.ActivityVerifyDecision: a.VerifyDecision,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

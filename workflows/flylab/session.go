@@ -86,20 +86,28 @@ func (s *session) drain(ctx workflow.Context, ch workflow.ReceiveChannel) {
 	}
 }
 
-// applyDecision mirrors an operator decision on the current experiment;
-// a decision on a superseded experiment changes nothing.
+// applyDecision mirrors an operator decision on the current experiment,
+// or the expiry of its gate or of its unused approval (a revocation by
+// the experiment's timer); a decision on a superseded experiment changes
+// nothing.
 func (s *session) applyDecision(ctx workflow.Context, d Decision) {
 	e := s.state.Experiment
-	if e == nil || e.ID != d.ExperimentID || e.ProtocolHash != d.ProtocolHash || e.Status != ExperimentAwaiting {
+	if e == nil || e.ID != d.ExperimentID || e.ProtocolHash != d.ProtocolHash {
 		return
 	}
-	if d.Status != ExperimentApproved && d.Status != ExperimentRejected {
+	switch {
+	case e.Status == ExperimentAwaiting && (d.Status == ExperimentApproved || d.Status == ExperimentRejected):
+	case d.Status == ExperimentRevoked && (e.Status == ExperimentAwaiting || e.Status == ExperimentApproved):
+	default:
 		return
 	}
 	e.Status = d.Status
 	e.Reason = d.Reason
 	if d.Status == ExperimentApproved {
 		e.ApprovedAt = d.DecidedAt
+	}
+	if d.ExpiresAt != "" {
+		e.ExpiresAt = d.ExpiresAt
 	}
 	s.state.Revision++
 	s.committed++

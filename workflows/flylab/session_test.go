@@ -27,6 +27,9 @@ func newEnvStoring(t *testing.T, save func(context.Context, StateSnapshot) error
 	env.RegisterActivityWithOptions(func(context.Context, DecisionRecord) error { return nil },
 		activity.RegisterOptions{Name: ActivityRecordDecision})
 	env.RegisterActivityWithOptions(save, activity.RegisterOptions{Name: ActivitySaveSession})
+	env.RegisterActivityWithOptions(func(context.Context, DecisionCheck) (DecisionVerdict, error) {
+		return DecisionVerdict{Refusal: "no decision records in this test"}, nil
+	}, activity.RegisterOptions{Name: ActivityVerifyDecision})
 	return env
 }
 
