@@ -148,23 +148,23 @@ type OperationRecord struct {
 
 // SessionState is the page session's lineage; the session workflow owns it.
 type SessionState struct {
-	SessionID  string                     `json:"session_id"`
-	Owner      string                     `json:"owner"`
-	Revision   int                        `json:"revision"`
-	Discovery  *DiscoveryRef              `json:"discovery,omitempty"`
-	Hypothesis *HypothesisRef             `json:"hypothesis,omitempty"`
-	Experiment *ExperimentRef             `json:"experiment,omitempty"`
-	Batch      *BatchRef                  `json:"batch,omitempty"`
-	Analyses   []AnalysisRef              `json:"analyses,omitempty"`
+	SessionID  string         `json:"session_id"`
+	Owner      string         `json:"owner"`
+	Revision   int            `json:"revision"`
+	Discovery  *DiscoveryRef  `json:"discovery,omitempty"`
+	Hypothesis *HypothesisRef `json:"hypothesis,omitempty"`
+	Experiment *ExperimentRef `json:"experiment,omitempty"`
+	Batch      *BatchRef      `json:"batch,omitempty"`
+	Analyses   []AnalysisRef  `json:"analyses,omitempty"`
 	// AnalysisHistory is every analysis the session saved, of any batch:
 	// compare_fly_trials may rank any of them together (an original
 	// against its follow-up), while Analyses is the current lineage's.
-	AnalysisHistory []AnalysisRef `json:"analysis_history,omitempty"`
-	Comparison *ComparisonRef             `json:"comparison,omitempty"`
-	Bundle     *BundleRef                 `json:"bundle,omitempty"`
-	Running    string                     `json:"running,omitempty"`
-	RanIDs     []string                   `json:"ran_experiment_ids,omitempty"`
-	Operations map[string]OperationRecord `json:"operations,omitempty"`
+	AnalysisHistory []AnalysisRef              `json:"analysis_history,omitempty"`
+	Comparison      *ComparisonRef             `json:"comparison,omitempty"`
+	Bundle          *BundleRef                 `json:"bundle,omitempty"`
+	Running         string                     `json:"running,omitempty"`
+	RanIDs          []string                   `json:"ran_experiment_ids,omitempty"`
+	Operations      map[string]OperationRecord `json:"operations,omitempty"`
 }
 
 // StateSnapshot is the input of the SaveSession local activity: the
