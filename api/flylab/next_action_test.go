@@ -112,7 +112,9 @@ func TestNextAction_IsTheExactNextValidCall(t *testing.T) {
 // operation and differs for another experiment or comparison.
 func TestNextAction_OperationIDsAreStablePerOperation(t *testing.T) {
 	opOf := func(st wf.SessionState) any { return nextAction(st)["arguments"].(map[string]any)["operation_id"] }
-	a := naState(func(s *wf.SessionState) { s.Hypothesis, s.Experiment = naHypothesis, naExperiment(wf.ExperimentApproved) })
+	a := naState(func(s *wf.SessionState) {
+		s.Hypothesis, s.Experiment = naHypothesis, naExperiment(wf.ExperimentApproved)
+	})
 	b := naState(func(s *wf.SessionState) {
 		s.Hypothesis, s.Experiment = naHypothesis, naExperiment(wf.ExperimentApproved)
 		s.Experiment.ID = "exp_2"
