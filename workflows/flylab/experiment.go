@@ -29,10 +29,11 @@ const (
 )
 
 type experiment struct {
-	in       ExperimentInput
-	status   ExperimentStatus
-	version  workflow.Version
-	attempts int
+	in         ExperimentInput
+	status     ExperimentStatus
+	version    workflow.Version
+	attempts   int
+	decisionID string // the verified operator decision record
 }
 
 // Experiment is the workflow of one designed trial
@@ -114,6 +115,7 @@ func (e *experiment) waitForOperatorDecision(ctx workflow.Context) error {
 				continue
 			}
 			decided = DecisionRecord{Status: claim.Status, DecidedBy: verdict.Operator, Reason: verdict.Reason}
+			e.decisionID = claim.DecisionID
 		}
 		if decided.Status == "" {
 			continue
@@ -199,7 +201,7 @@ func (e *experiment) record(ctx workflow.Context, d DecisionRecord) error {
 // tellSession signals the session; a closed session is not an error.
 func (e *experiment) tellSession(ctx workflow.Context) {
 	d := Decision{ExperimentID: e.in.ExperimentID, Status: e.status.Status, ProtocolHash: e.in.ProtocolHash,
-		DecidedAt: e.status.DecidedAt, Reason: e.status.Reason, ExpiresAt: e.status.ExpiresAt}
+		DecidedAt: e.status.DecidedAt, Reason: e.status.Reason, ExpiresAt: e.status.ExpiresAt, DecisionID: e.decisionID}
 	_ = workflow.SignalExternalWorkflow(ctx, e.in.SessionWorkflowID, "", DecisionSignal, d).Get(ctx, nil)
 }
 

@@ -84,7 +84,7 @@ func TestExperiment_ApprovalSignalWithExactHashApproves(t *testing.T) {
 	if st.Status != ExperimentRan || st.BatchID != "batch_1" || len(rec) != 2 || rec[0].Status != ExperimentApproved || rec[0].DecidedBy != "alice" {
 		t.Fatalf("status %+v records %+v", st, rec)
 	}
-	if len(r.told) != 1 || r.told[0].Status != ExperimentApproved || r.told[0].ExpiresAt == "" {
+	if len(r.told) != 1 || r.told[0].Status != ExperimentApproved || r.told[0].ExpiresAt == "" || r.told[0].DecisionID != "decision_alice_approves" {
 		t.Fatalf("session told %+v, want one approval with its expiry", r.told)
 	}
 }

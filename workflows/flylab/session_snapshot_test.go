@@ -97,7 +97,7 @@ func TestSession_OperatorDecisionIsStored(t *testing.T) {
 	env := newEnvStoring(t, snaps.save)
 	st := SessionState{SessionID: "session_a", Revision: 4, Experiment: &ExperimentRef{ID: "exp_1", ProtocolHash: testHash, Status: ExperimentAwaiting}}
 	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(DecisionSignal, Decision{ExperimentID: "exp_1", Status: ExperimentApproved, ProtocolHash: testHash, DecidedAt: "t"})
+		env.SignalWorkflow(DecisionSignal, Decision{ExperimentID: "exp_1", Status: ExperimentApproved, ProtocolHash: testHash, DecidedAt: "t", DecisionID: testDecisionID})
 	}, time.Second)
 	env.RegisterDelayedCallback(env.CancelWorkflow, 2*time.Second)
 	env.ExecuteWorkflow(Session, SessionInput{State: st})

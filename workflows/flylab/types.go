@@ -193,6 +193,9 @@ type Decision struct {
 	Reason       string `json:"reason,omitempty"`
 	// ExpiresAt is when an approval lapses unless the experiment runs.
 	ExpiresAt string `json:"expires_at,omitempty"`
+	// DecisionID names the operator decision record behind an approval or
+	// rejection; the session verifies it as the experiment did.
+	DecisionID string `json:"decision_id,omitempty"`
 }
 
 // Approve is the operator's approval signal payload.
