@@ -77,6 +77,9 @@ func checkProtocol(p Protocol, seeds SeedManifest) (Circuit, error) {
 	if err != nil {
 		return Circuit{}, err
 	}
+	// The experiment id names this experiment (a replication has its own);
+	// the settings are what must be exactly what design produces.
+	redesigned.Experiment.Protocol.ExperimentID = p.ExperimentID
 	want, err := ProtocolHash(redesigned.Experiment.Protocol, redesigned.SeedManifest)
 	if err != nil {
 		return Circuit{}, err

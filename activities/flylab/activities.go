@@ -36,8 +36,8 @@ func (a *Activities) Register(r Registry) {
 		wf.ActivityFindCircuits: a.FindCircuits, wf.ActivityDraftHypothesis: a.DraftHypothesis,
 		wf.ActivityDesignTrial: a.DesignTrial, wf.ActivitySimulate: a.Simulate, wf.ActivityAnalyze: a.Analyze,
 		wf.ActivityCompare: a.Compare, wf.ActivitySaveEvidence: a.SaveEvidence, wf.ActivityRecordDecision: a.RecordDecision,
-		wf.ActivitySaveSession: a.SaveSession,
-		wf.ActivityPublish:     a.PublishStaged,
+		wf.ActivitySaveSession: a.SaveSession, wf.ActivityVerifyDecision: a.VerifyDecision,
+		wf.ActivityPublish: a.PublishStaged,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

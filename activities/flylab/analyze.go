@@ -63,7 +63,10 @@ type compareArgs struct {
 	Objective       string   `json:"objective"`
 }
 
-// Compare runs compare_fly_trials over saved analyses of this session.
+// Compare runs compare_fly_trials over saved analyses of this session, of
+// any of its batches: a follow-up is ranked against the original. The
+// science core refuses analyses with different panels or methods
+// (INCOMPARABLE_ANALYSES).
 func (a *Activities) Compare(ctx context.Context, call wf.ToolCall) (wf.ToolEffect, error) {
 	var in compareArgs
 	if err := decodeArgs(call.Args, &in); err != nil {
@@ -92,14 +95,16 @@ func (a *Activities) Compare(ctx context.Context, call wf.ToolCall) (wf.ToolEffe
 		Patch: wf.Patch{Comparison: &wf.ComparisonRef{ID: res.Comparison.ID, AnalysisIDs: res.Comparison.AnalysisIDs}}}, nil
 }
 
-// loadAnalyses loads analyses that belong to the session's lineage.
+// loadAnalyses loads analyses the session saved: the current lineage's or
+// any earlier one's (its analysis history).
 func (a *Activities) loadAnalyses(ctx context.Context, call wf.ToolCall, ids []string) ([]science.Analysis, *wf.ToolFailure, error) {
 	var out []science.Analysis
+	isID := func(id string) func(wf.AnalysisRef) bool { return func(r wf.AnalysisRef) bool { return r.ID == id } }
 	for _, id := range ids {
-		known := slices.ContainsFunc(call.Session.Analyses, func(r wf.AnalysisRef) bool { return r.ID == id })
+		known := slices.ContainsFunc(call.Session.Analyses, isID(id)) || slices.ContainsFunc(call.Session.AnalysisHistory, isID(id))
 		row, err := models.Find[models.Analysis](ctx, a.DB, call.SessionID, id)
 		if !known || errors.Is(err, models.ErrNotFound) {
-			return nil, &wf.ToolFailure{Code: wf.CodeNotFound, Message: "analysis " + id + " is not in this session's lineage",
+			return nil, &wf.ToolFailure{Code: wf.CodeNotFound, Message: "analysis " + id + " is not an analysis of this session",
 				Details: map[string]any{"analysis_id": id}}, nil
 		} else if err != nil {
 			return nil, nil, err

@@ -12,7 +12,9 @@ import (
 
 // DesignTrial runs design_stimulation_trial: the science core builds the
 // controlled protocol, seed manifest and protocol hash; the experiment is
-// stored awaiting approval and earlier open experiments are revoked.
+// stored awaiting approval and earlier open experiments are revoked. The
+// experiment id is the session's (experimentIdentity): a replication or a
+// return to an earlier design is a new experiment with its own gate.
 func (a *Activities) DesignTrial(ctx context.Context, call wf.ToolCall) (wf.ToolEffect, error) {
 	var req science.DesignRequest
 	if err := decodeArgs(call.Args, &req); err != nil {
@@ -21,6 +23,10 @@ func (a *Activities) DesignTrial(ctx context.Context, call wf.ToolCall) (wf.Tool
 	design, err := science.DesignProtocol(req)
 	if err != nil {
 		return effectOf(err)
+	}
+	designKey := design.Experiment.ID
+	if design, err = withExperimentID(design, experimentIdentity(call, designKey)); err != nil {
+		return wf.ToolEffect{}, err
 	}
 	hyp, err := models.Find[models.Hypothesis](ctx, a.DB, call.SessionID, req.HypothesisID)
 	if errors.Is(err, models.ErrNotFound) {
@@ -63,9 +69,41 @@ func (a *Activities) DesignTrial(ctx context.Context, call wf.ToolCall) (wf.Tool
 		conds = append(conds, c.ID)
 	}
 	return wf.ToolEffect{CreatedArtifactIDs: conds, Patch: wf.Patch{Experiment: &wf.ExperimentRef{
-		ID: exp.ID, HypothesisID: h.ID, CircuitID: exp.TargetCircuitID, ProtocolHash: design.ProtocolHash,
+		ID: exp.ID, DesignKey: designKey, HypothesisID: h.ID, CircuitID: exp.TargetCircuitID, ProtocolHash: design.ProtocolHash,
 		SeedManifestHash: design.SeedManifestHash, Status: wf.ExperimentAwaiting,
 		RecommendedMetrics: exp.MotorMap.RecommendedMetrics}}}, nil
+}
+
+// experimentIdentity is the id of the experiment a design call makes. An
+// identical repeat of the session's current design while its gate is open
+// (awaiting approval, or approved and not yet run) keeps that experiment.
+// Any other design, a replication of one that ran or a return to one a
+// later design revoked included, is a new experiment: its id covers the
+// design, the session and the revision the call commits, so it is new in
+// every session and at every call, and the same on a retried activity.
+func experimentIdentity(call wf.ToolCall, designKey string) string {
+	if e := call.Session.Experiment; e != nil && e.DesignKey == designKey &&
+		(e.Status == wf.ExperimentAwaiting || e.Status == wf.ExperimentApproved) {
+		return e.ID
+	}
+	h, err := science.ContentHash(map[string]any{"design": designKey, "session": call.SessionID, "revision": call.Session.Revision})
+	if err != nil {
+		return designKey
+	}
+	return "exp_" + h[len("sha256:"):len("sha256:")+32]
+}
+
+// withExperimentID names a design's experiment id and re-derives the
+// protocol hash, which covers it (the seed manifest does not).
+func withExperimentID(d science.Design, id string) (science.Design, error) {
+	d.Experiment.ID = id
+	d.Experiment.Protocol.ExperimentID = id
+	h, err := science.ProtocolHash(d.Experiment.Protocol, d.SeedManifest)
+	if err != nil {
+		return d, err
+	}
+	d.ProtocolHash = h
+	return d, nil
 }
 
 func designData(d science.Design, hypothesisID string) (map[string]any, error) {

@@ -1,7 +1,8 @@
 package flylab
 
 import (
-	science "github.com/gatehouse/gatehouse/flylab"
+	"slices"
+
 	wf "github.com/gatehouse/gatehouse/workflows/flylab"
 )
 
@@ -64,57 +65,26 @@ func blockers(st wf.SessionState) []any {
 	case wf.ExperimentRejected:
 		return []any{map[string]any{"id": "operator_rejected", "blocks": wf.ToolRun,
 			"reason": "The operator rejected the experiment: " + e.Reason + ". Design a changed trial."}}
+	case wf.ExperimentRevoked:
+		return []any{map[string]any{"id": "approval_lapsed", "blocks": wf.ToolRun,
+			"reason": "The experiment's gate closed without a run (" + e.Reason + "). Design the trial again for a new approval."}}
 	}
 	return []any{}
 }
 
-// nextAction is the exact next valid call and its arguments skeleton.
-func nextAction(st wf.SessionState) map[string]any {
-	tool := func(name, reason string, refs map[string]any) map[string]any {
-		args := map[string]any{"page_session_id": st.SessionID, "expected_state_revision": st.Revision}
-		for k, v := range refs {
-			args[k] = v
-		}
-		return map[string]any{"kind": "tool", "name": name, "callable": true, "blocked_by": []string{},
-			"reason": reason, "input_refs": refs, "arguments": args}
+// comparableAnalysisIDs is every analysis of the session, of any batch,
+// that compare_fly_trials accepts.
+func comparableAnalysisIDs(st wf.SessionState) []string {
+	ids := []string{}
+	for _, a := range st.AnalysisHistory {
+		ids = append(ids, a.ID)
 	}
-	e := st.Experiment
-	switch {
-	case st.Running != "":
-		return map[string]any{"kind": "wait", "name": st.Running, "callable": false, "blocked_by": []string{"running"},
-			"reason": st.Running + " is in progress; call inspect_flylab_state again.", "input_refs": map[string]any{}}
-	case st.Bundle != nil:
-		return map[string]any{"kind": "complete", "name": "", "callable": false, "blocked_by": []string{},
-			"reason": "The evidence bundle " + st.Bundle.ID + " is saved.", "input_refs": map[string]any{"evidence_bundle_id": st.Bundle.ID}}
-	case st.Comparison != nil:
-		return tool(wf.ToolSave, "Save the complete lineage to the evidence ledger.", map[string]any{
-			"scope": "experiment", "hypothesis_id": e.HypothesisID, "experiment_id": e.ID, "batch_ids": []string{st.Batch.ID},
-			"analysis_ids": analysisIDs(st), "comparison_id": st.Comparison.ID, "operation_id": "<stable id>"})
-	case len(st.Analyses) > 0:
-		refs := map[string]any{"analysis_ids": analysisIDs(st), "objective": "maximize"}
-		if st.Hypothesis != nil {
-			refs["objective_metric"] = st.Hypothesis.PrimaryOutcome
+	for _, a := range st.Analyses {
+		if !slices.Contains(ids, a.ID) {
+			ids = append(ids, a.ID)
 		}
-		return tool(wf.ToolCompare, "Rank the analysed conditions.", refs)
-	case st.Batch != nil:
-		return tool(wf.ToolAnalyze, "Analyze the batch with the motor map's five-metric panel.",
-			map[string]any{"batch_id": st.Batch.ID, "metrics": e.RecommendedMetrics})
-	case e != nil && e.Status == wf.ExperimentApproved:
-		return tool(wf.ToolRun, "The operator approved the protocol; run it once.",
-			map[string]any{"experiment_id": e.ID, "approved_protocol_hash": e.ProtocolHash, "operation_id": "<stable id>"})
-	case e != nil && e.Status == wf.ExperimentAwaiting:
-		return map[string]any{"kind": "human_gate", "name": "approve_experiment", "callable": false,
-			"blocked_by": []string{"operator_approval"}, "reason": "Waiting for an operator to approve the protocol; no tool can do this.",
-			"input_refs": map[string]any{"experiment_id": e.ID, "pending_protocol_hash": e.ProtocolHash}}
-	case st.Hypothesis != nil:
-		return tool(wf.ToolDesign, "Design a controlled trial for the hypothesis.", map[string]any{
-			"hypothesis_id": st.Hypothesis.ID, "target_circuit_id": st.Hypothesis.CircuitID, "perturbation": st.Hypothesis.Perturbation})
-	case st.Discovery != nil:
-		return tool(wf.ToolDraft, "Draft a falsifiable hypothesis from the discovered causal evidence.", map[string]any{
-			"circuit_id": st.Discovery.SelectedCircuitID, "evidence_ids": st.Discovery.EligibleIDs,
-			"controls": []string{science.ConditionBaselineID, science.ConditionShamID}})
 	}
-	return tool(wf.ToolFind, "Search the circuit catalog for the behavior of interest.", map[string]any{"query": "<behavior or question>"})
+	return ids
 }
 
 func analysisIDs(st wf.SessionState) []string {
@@ -130,12 +100,16 @@ func humanGate(st wf.SessionState) map[string]any {
 	g := map[string]any{"id": "approve_experiment", "status": "not_applicable", "blocks_tool": wf.ToolRun,
 		"agent_can_satisfy": false, "webmcp_tool_can_satisfy": false, "follow_up_execution": "not_authorized",
 		"experiment_id": nil, "pending_protocol_hash": nil, "approved_protocol_hash": nil,
-		"approved_seed_manifest_hash": nil, "approval_timestamp": nil, "operator_endpoint": nil}
+		"approved_seed_manifest_hash": nil, "approval_timestamp": nil, "operator_endpoint": nil,
+		"expires_at": nil, "expiry_policy": approvalExpiryPolicy}
 	e := st.Experiment
 	if e == nil {
 		return g
 	}
 	g["experiment_id"] = e.ID
+	if e.ExpiresAt != "" && (e.Status == wf.ExperimentAwaiting || e.Status == wf.ExperimentApproved) {
+		g["expires_at"] = e.ExpiresAt
+	}
 	g["operator_endpoint"] = "POST /operator/v1/flylab/experiments/" + e.ID + "/approve"
 	switch e.Status {
 	case wf.ExperimentAwaiting, wf.ExperimentRejected:
@@ -146,16 +120,24 @@ func humanGate(st wf.SessionState) map[string]any {
 	case wf.ExperimentApproved, wf.ExperimentRan:
 		g["status"], g["approved_protocol_hash"] = "satisfied", e.ProtocolHash
 		g["approved_seed_manifest_hash"], g["approval_timestamp"] = e.SeedManifestHash, e.ApprovedAt
+	case wf.ExperimentRevoked:
+		g["status"], g["revoked_reason"] = "required", e.Reason
 	}
 	return g
 }
+
+// approvalExpiryPolicy states the 30-day bounds the experiment workflow
+// enforces on the gate.
+const approvalExpiryPolicy = "An experiment waits at most 30 days for the operator, and an approval is usable for 30 days; " +
+	"then the gate closes (expires_at) and the trial must be designed again for a new approval."
 
 func flatArtifacts(st wf.SessionState) map[string]any {
 	a := map[string]any{"selected_circuit_id": nil, "discovered_evidence_ids": []string{},
 		"hypothesis_eligible_evidence_ids": []string{}, "causal_evidence_ids_by_perturbation": map[string]any{},
 		"hypothesis_id": nil, "experiment_id": nil, "approved_protocol_hash": nil, "approved_seed_manifest_hash": nil,
 		"approval_timestamp": nil, "approval_binding_complete": false, "batch_id": nil,
-		"analysis_ids": analysisIDs(st), "comparison_id": nil, "evidence_bundle_id": nil}
+		"analysis_ids": analysisIDs(st), "comparable_analysis_ids": comparableAnalysisIDs(st),
+		"comparison_id": nil, "evidence_bundle_id": nil}
 	if d := st.Discovery; d != nil {
 		a["selected_circuit_id"], a["discovered_evidence_ids"] = d.SelectedCircuitID, d.EvidenceIDs
 		a["hypothesis_eligible_evidence_ids"], a["causal_evidence_ids_by_perturbation"] = d.EligibleIDs, d.Causal

@@ -2,6 +2,8 @@ package flylab
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"strings"
@@ -47,7 +49,12 @@ func (s *Service) Approve(ctx context.Context, operator, experimentID, protocolH
 	if err != nil {
 		return Decision{}, err
 	}
-	return s.signalAndWait(ctx, row, wf.ApproveSignal, wf.Approve{ProtocolHash: protocolHash, Operator: operator}, models.StatusApproved)
+	id, err := s.recordOperatorDecision(ctx, row, models.StatusApproved, operator, "")
+	if err != nil {
+		return Decision{}, err
+	}
+	return s.signalAndWait(ctx, row, wf.ApproveSignal,
+		wf.Approve{ProtocolHash: protocolHash, Operator: operator, DecisionID: id}, models.StatusApproved)
 }
 
 // Reject closes the gate with a reason. shownHash, when not empty, must be
@@ -63,7 +70,27 @@ func (s *Service) Reject(ctx context.Context, operator, experimentID, shownHash,
 	if err != nil {
 		return Decision{}, err
 	}
-	return s.signalAndWait(ctx, row, wf.RejectSignal, wf.Reject{Reason: reason, Operator: operator}, models.StatusRejected)
+	id, err := s.recordOperatorDecision(ctx, row, models.StatusRejected, operator, reason)
+	if err != nil {
+		return Decision{}, err
+	}
+	return s.signalAndWait(ctx, row, wf.RejectSignal,
+		wf.Reject{Reason: reason, Operator: operator, DecisionID: id}, models.StatusRejected)
+}
+
+// recordOperatorDecision writes the authenticated operator's decision
+// before the gate is signalled. The experiment workflow verifies the
+// signal against this record (activities/flylab VerifyDecision), so only
+// a decision that came through here opens or closes a gate; the id is
+// random, so it cannot be guessed from values an agent knows.
+func (s *Service) recordOperatorDecision(ctx context.Context, row models.Experiment, status, operator, reason string) (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	id := "decision_" + hex.EncodeToString(b)
+	return id, models.CreateDecision(ctx, s.deps.DB, models.OperatorDecision{ID: id, ExperimentID: row.ID, Status: status,
+		ProtocolHash: row.ProtocolHash, Operator: operator, Reason: reason})
 }
 
 // awaitingDecision loads an experiment still waiting at the gate and, when

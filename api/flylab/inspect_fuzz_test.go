@@ -4,31 +4,44 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
+	"path/filepath"
 	"testing"
 
 	"github.com/gatehouse/gatehouse/api/rest"
+	"github.com/gatehouse/gatehouse/models"
 	"github.com/gatehouse/gatehouse/models/platform"
 	wf "github.com/gatehouse/gatehouse/workflows/flylab"
 )
 
-// FuzzInspectFlyLabStateArgs: inspect_flylab_state takes no arguments, so
-// every body but an empty object is refused by the contract's input schema
-// with an INVALID_INPUT failure envelope, without a panic and before any
-// database or Temporal access (the service has neither: reaching them
-// would panic).
+// FuzzInspectFlyLabStateArgs: inspect_flylab_state takes no arguments but
+// the optional page session ones (page_session_id to resume,
+// new_page_session to open), so every other body is refused by its input
+// schema with an INVALID_INPUT failure envelope, without a panic and
+// without a write (the service has a database but no Temporal; the
+// refusal only reads the caller's session for the envelope).
 func FuzzInspectFlyLabStateArgs(f *testing.F) {
-	for _, s := range []string{`{"page_session_id":"session_x"}`, `{"expected_state_revision":1}`, `[]`, `null`, `"x"`, `1e400`,
+	for _, s := range []string{`{"page_session_id":1}`, `{"page_session_id":"x"}`, `{"new_page_session":false}`,
+		`{"expected_state_revision":1}`, `[]`, `null`, `"x"`, `1e400`,
 		`{"a":` + string(bytes.Repeat([]byte("["), 300)) + `}`, `{`, "\x00\xff", `{"":{}}`, ` { } `} {
 		f.Add([]byte(s))
 	}
-	svc, err := NewService(rest.Deps{})
+	db, err := models.Open("sqlite:" + filepath.Join(f.TempDir(), "fuzz.db"))
 	if err != nil {
 		f.Fatal(err)
 	}
-	p := platform.Principal{Role: platform.RoleAgent, Name: "fuzz"}
+	if err := models.Migrate(db, slog.New(slog.DiscardHandler)); err != nil {
+		f.Fatal(err)
+	}
+	svc, err := NewService(rest.Deps{DB: db})
+	if err != nil {
+		f.Fatal(err)
+	}
+	tool := svc.byName[wf.ToolInspect]
+	p := platform.Principal{Role: platform.RoleAgent, Name: "fuzz", CredentialID: "cred_fuzz"}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if emptyObject(body) {
-			return // the one valid input: it reads the session (covered end to end)
+		if v, err := tool.schema.ValidateJSON(body); emptyObject(body) || (err == nil && len(v) == 0) {
+			return // a valid input: it reads or opens a session (covered end to end)
 		}
 		env, ok := svc.Call(context.Background(), p, wf.ToolInspect, body, nil)
 		if !ok {

@@ -105,7 +105,21 @@ func (s *Service) getExperiment(c *gin.Context) {
 		rest.Abort(c, http.StatusNotFound, "not_found", "no experiment "+c.Param("experiment_id"))
 		return
 	}
-	c.JSON(http.StatusOK, s.experimentView(c.Request.Context(), row))
+	v := s.experimentView(c.Request.Context(), row)
+	refused, err := models.RefusalsOf(c.Request.Context(), s.deps.DB, row.ID)
+	if err != nil {
+		rest.Unavailable(c, "database unavailable; retry")
+		return
+	}
+	list := make([]gin.H, 0, len(refused))
+	for _, r := range refused {
+		list = append(list, gin.H{"signal": r.Signal, "decision_id": r.DecisionID, "claimed_operator": r.ClaimedOperator,
+			"why": r.Why, "at": r.CreatedAt})
+	}
+	// Gate signals the workflow refused because no authenticated operator
+	// decision backed them (forged or replayed signals).
+	v["refused_gate_signals"] = list
+	c.JSON(http.StatusOK, v)
 }
 
 // experimentView is what an operator needs to decide: hypothesis, full

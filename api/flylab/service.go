@@ -15,6 +15,7 @@ import (
 	"fmt"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"gorm.io/gorm"
 
@@ -75,6 +76,11 @@ func NewService(deps rest.Deps) (*Service, error) {
 	s := &Service{deps: deps, contract: c, policy: raw.Provenance, byName: map[string]*Tool{}}
 	for _, t := range c.Tools {
 		tool := &Tool{FlyLabTool: t, schema: schemas[t.Name]}
+		if t.Name == wf.ToolInspect {
+			if err := withPageSessionArgs(tool); err != nil {
+				return nil, err
+			}
+		}
 		if err := json.Unmarshal(t.OutputContract, &tool.output); err != nil {
 			return nil, fmt.Errorf("flylab tool %s output contract: %w", t.Name, err)
 		}
@@ -99,18 +105,21 @@ func (s *Service) Call(ctx context.Context, p platform.Principal, name string, r
 	}
 	violations, err := tool.schema.ValidateJSON(raw)
 	if err != nil {
-		return s.failure(name, "", 0, invalidInput("arguments are not JSON", "", nil)), true
+		sid, rev := s.failureContext(ctx, p, name, raw)
+		return s.failure(name, sid, rev, invalidInput("arguments are not JSON", "", nil)), true
 	}
 	if len(violations) > 0 {
-		return s.failure(name, "", 0, invalidInput("arguments break the input schema: "+violations[0].Message,
+		sid, rev := s.failureContext(ctx, p, name, raw)
+		return s.failure(name, sid, rev, invalidInput("arguments break the input schema: "+violations[0].Message,
 			violations[0].Path, violations)), true
 	}
 	var args map[string]any
 	if err := json.Unmarshal(raw, &args); err != nil {
-		return s.failure(name, "", 0, invalidInput("arguments are not an object", "", nil)), true
+		sid, rev := s.failureContext(ctx, p, name, raw)
+		return s.failure(name, sid, rev, invalidInput("arguments are not an object", "", nil)), true
 	}
 	if name == wf.ToolInspect {
-		return s.inspect(ctx, p), true
+		return s.inspect(ctx, p, args), true
 	}
 	return s.mutate(ctx, p, tool, raw, args, progress), true
 }
@@ -123,20 +132,40 @@ func invalidInput(message, pointer string, violations []contracts.Violation) *wf
 	return &wf.ToolFailure{Code: wf.CodeInvalidInput, Message: message, Details: d}
 }
 
-// inspect returns the caller's session, creating it on first call.
-func (s *Service) inspect(ctx context.Context, p platform.Principal) map[string]any {
-	st, err := s.ensureSession(ctx, p)
-	if err != nil {
-		return s.failure(wf.ToolInspect, "", 0, unavailable(err))
+// inspect returns the caller's current page session (creating it on first
+// call), or opens a new one, or resumes one by id (inspect_sessions.go).
+func (s *Service) inspect(ctx context.Context, p platform.Principal, args map[string]any) map[string]any {
+	st, f := s.openSession(ctx, p, args)
+	if f != nil {
+		raw, _ := json.Marshal(args)
+		sid, rev := s.failureContext(ctx, p, wf.ToolInspect, raw)
+		return s.failure(wf.ToolInspect, sid, rev, f)
 	}
 	data := map[string]any{"page_session_id": st.SessionID, "agent_context": s.agentContext(st)}
 	return s.success(wf.ToolInspect, st, wf.ToolOutcome{PreviousRevision: st.Revision, Revision: st.Revision,
 		CreatedArtifactIDs: []string{}}, "", data)
 }
 
+// unavailable is the failure of a call the database or Temporal did not
+// answer. Nothing simulated failed, so it is not SIMULATION_UNAVAILABLE:
+// the state could not be read or the call's outcome is unknown, which the
+// contract calls STALE_STATE, retryable. The recovery (inspect, then the
+// same call with the same operation_id) is safe either way; details.store
+// names what did not answer.
 func unavailable(err error) *wf.ToolFailure {
-	return &wf.ToolFailure{Code: wf.CodeSimulationUnavailable, Message: "FlyLab is temporarily unavailable; retry",
-		Retryable: true, Details: map[string]any{"cause": err.Error()}}
+	return &wf.ToolFailure{Code: wf.CodeStaleState, Retryable: true,
+		Message: "FlyLab's state store did not answer (" + storeOf(err) + "); the state is unknown. Call inspect_flylab_state and retry the same call.",
+		Details: map[string]any{"cause": err.Error(), "store": storeOf(err), "state_unknown": true}}
+}
+
+// storeOf names the store an infrastructure error came from: Temporal's
+// service errors say so; anything else reached the database.
+func storeOf(err error) string {
+	var svcErr serviceerror.ServiceError
+	if errors.As(err, &svcErr) || errors.Is(err, context.DeadlineExceeded) {
+		return "temporal"
+	}
+	return "database"
 }
 
 // ensureSession finds or creates the principal's session and returns its

@@ -14,6 +14,8 @@ func Migrations() []migrate.Migration {
 	return []migrate.Migration{
 		{ID: "2026112910_flylab_ledger", Up: createLedgerV1},
 		{ID: "2026120110_flylab_session_snapshots", Up: createSessionSnapshotsV1},
+		{ID: "2026120112_flylab_authenticated_gates", Up: createAuthenticatedGatesV1},
+		{ID: "2026120113_flylab_page_sessions", Up: pageSessionsPerKeyV1},
 		{ID: "2026120210_flylab_staged_writes", Up: addStagedColumnsV1},
 	}
 }

@@ -7,13 +7,16 @@ package flylab
 
 import "time"
 
-// Session is a FlyLab page session; one per API key. Temporal's session
+// Session is a FlyLab page session. An API key owns any number of them
+// (one per mission); SelectedAt marks the one it opened or resumed last,
+// which an inspect without arguments answers for. Temporal's session
 // workflow is the authority for its revision and lineage while it exists;
 // SessionSnapshot keeps its last committed state for when it is gone.
 type Session struct {
 	ID                string `gorm:"primaryKey;size:40"`
-	OwnerCredentialID string `gorm:"size:32;not null;uniqueIndex:idx_flylab_sessions_owner"`
+	OwnerCredentialID string `gorm:"size:32;not null;index:idx_flylab_sessions_owner_key"`
 	OwnerName         string `gorm:"size:200;not null"`
+	SelectedAt        *time.Time
 	CreatedAt         time.Time
 }
 

@@ -53,11 +53,29 @@ func first(ctx context.Context, db *gorm.DB, dest any, query string, args ...any
 	return err
 }
 
-// SessionOf returns the session owned by a credential.
+// SessionOf returns the current page session of a credential: the one it
+// opened or resumed last (sessions from before page sessions existed have
+// no selection time and count as opened when they were created).
 func SessionOf(ctx context.Context, db *gorm.DB, credentialID string) (Session, error) {
 	var s Session
-	err := first(ctx, db, &s, "owner_credential_id = ?", credentialID)
+	err := db.WithContext(ctx).Where("owner_credential_id = ?", credentialID).
+		Order("COALESCE(selected_at, created_at) DESC").Order("id DESC").Take(&s).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return s, ErrNotFound
+	}
 	return s, err
+}
+
+// SelectSession makes a session its owner's current one.
+func SelectSession(ctx context.Context, db *gorm.DB, id string, at time.Time) error {
+	return db.WithContext(ctx).Model(&Session{}).Where("id = ?", id).Update("selected_at", at.UTC()).Error
+}
+
+// SessionsOf lists a credential's page sessions, newest first.
+func SessionsOf(ctx context.Context, db *gorm.DB, credentialID string, limit int) ([]Session, error) {
+	var out []Session
+	err := db.WithContext(ctx).Where("owner_credential_id = ?", credentialID).Order("created_at DESC").Limit(limit).Find(&out).Error
+	return out, err
 }
 
 // SessionByID returns a session by id.

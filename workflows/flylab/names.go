@@ -42,6 +42,9 @@ const (
 	ActivityCompare         = "flylab.Compare"
 	ActivitySaveEvidence    = "flylab.SaveEvidence"
 	ActivityRecordDecision  = "flylab.RecordDecision"
+	// ActivityVerifyDecision matches a gate signal with the operator
+	// decision record the API wrote (experiment.go).
+	ActivityVerifyDecision = "flylab.VerifyDecision"
 	// ActivitySaveSession stores the session's committed state (a local
 	// activity run at every commit).
 	ActivitySaveSession = "flylab.SaveSession"

@@ -1,6 +1,9 @@
 package flylab
 
 import (
+	"fmt"
+	"time"
+
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -8,6 +11,7 @@ import (
 )
 
 type session struct {
+	attempts  int // decision verifications, keying their refusal records
 	state     SessionState
 	limit     int
 	committed int
@@ -89,14 +93,25 @@ func (s *session) drain(ctx workflow.Context, ch workflow.ReceiveChannel) {
 	}
 }
 
-// applyDecision mirrors an operator decision on the current experiment;
-// a decision on a superseded experiment changes nothing.
+// applyDecision mirrors an operator decision on the current experiment,
+// or the expiry of its gate or of its unused approval (a revocation by
+// the experiment's timer); a decision on a superseded experiment changes
+// nothing.
 func (s *session) applyDecision(ctx workflow.Context, d Decision) {
 	e := s.state.Experiment
-	if e == nil || e.ID != d.ExperimentID || e.ProtocolHash != d.ProtocolHash || e.Status != ExperimentAwaiting {
+	if e == nil || e.ID != d.ExperimentID || e.ProtocolHash != d.ProtocolHash {
 		return
 	}
-	if d.Status != ExperimentApproved && d.Status != ExperimentRejected {
+	switch {
+	case e.Status == ExperimentAwaiting && (d.Status == ExperimentApproved || d.Status == ExperimentRejected):
+		if !s.decisionAuthentic(ctx, d) {
+			return
+		}
+		if e = s.state.Experiment; e == nil || e.ID != d.ExperimentID || e.Status != ExperimentAwaiting {
+			return // a new design superseded it while the record was read
+		}
+	case d.Status == ExperimentRevoked && (e.Status == ExperimentAwaiting || e.Status == ExperimentApproved):
+	default:
 		return
 	}
 	e.Status = d.Status
@@ -104,9 +119,39 @@ func (s *session) applyDecision(ctx workflow.Context, d Decision) {
 	if d.Status == ExperimentApproved {
 		e.ApprovedAt = d.DecidedAt
 	}
+	if d.ExpiresAt != "" {
+		e.ExpiresAt = d.ExpiresAt
+	}
 	s.state.Revision++
 	s.committed++
 	_ = s.setGate(ctx)
+}
+
+// sessionDecisionVersion marks the change that mirrors an approval or a
+// rejection only once VerifyDecision matched it with the operator
+// decision record, as the experiment workflow does: a decision signal
+// sent straight to the session decides nothing. Histories recorded
+// before it replay trusting the signal.
+const sessionDecisionVersion = "flylab-session-verified-decision"
+
+// decisionAuthentic verifies an approval or rejection the session was
+// told; a refusal is logged and recorded by the activity.
+func (s *session) decisionAuthentic(ctx workflow.Context, d Decision) bool {
+	if workflow.GetVersion(ctx, sessionDecisionVersion, workflow.DefaultVersion, 1) != 1 {
+		return true
+	}
+	s.attempts++
+	claim := DecisionCheck{ExperimentID: d.ExperimentID, Status: d.Status, ProtocolHash: d.ProtocolHash, DecisionID: d.DecisionID,
+		ClaimedOperator: "session signal", AttemptKey: fmt.Sprintf("%s/session/%d", workflow.GetInfo(ctx).WorkflowExecution.RunID, s.attempts)}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaximumInterval: 10 * time.Second, MaximumAttempts: 20}})
+	var v DecisionVerdict
+	if err := workflow.ExecuteActivity(actx, ActivityVerifyDecision, claim).Get(ctx, &v); err != nil || !v.Authentic {
+		workflow.GetLogger(ctx).Warn("decision signal refused: no authenticated operator decision backs it",
+			"experiment_id", d.ExperimentID, "decision", d.Status, "decision_id", d.DecisionID, "why", v.Refusal, "error", err)
+		return false
+	}
+	return true
 }
 
 func (s *session) setGate(ctx workflow.Context) error {

@@ -2,6 +2,8 @@ package flylab
 
 import (
 	"encoding/json"
+	"slices"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/workflow"
@@ -9,11 +11,23 @@ import (
 
 func jsonUnmarshal(raw []byte, v any) error { return json.Unmarshal(raw, v) }
 
+// newMissionVersion marks the change that starts a new mission when a
+// search or a hypothesis follows a saved bundle (the saved lineage stays
+// in the ledger; the session moves on); histories recorded before it
+// replay keeping the saved lineage current.
+const newMissionVersion = "flylab-new-mission-after-save"
+
 // apply commits a tool's lineage patch. A design with a new experiment id
 // revokes the previous experiment and everything downstream and starts
 // the new experiment workflow; an identical repeat keeps the lineage.
+// Every analysis also joins the session's analysis history, which a new
+// batch or design never clears.
 func (s *session) apply(ctx workflow.Context, p Patch) {
 	st := &s.state
+	if (p.Discovery != nil || p.Hypothesis != nil) && st.Bundle != nil &&
+		workflow.GetVersion(ctx, newMissionVersion, workflow.DefaultVersion, 1) == 1 {
+		s.startNewMission(p.Discovery != nil)
+	}
 	if p.Discovery != nil {
 		st.Discovery = p.Discovery
 	}
@@ -25,6 +39,9 @@ func (s *session) apply(ctx workflow.Context, p Patch) {
 			s.signalExperiment(ctx, old.ID, RevokeSignal, "superseded by experiment "+p.Experiment.ID)
 		}
 		st.Experiment = p.Experiment
+		if st.Experiment.ExpiresAt == "" {
+			st.Experiment.ExpiresAt = workflow.Now(ctx).UTC().Add(ApprovalWait).Format(time.RFC3339Nano)
+		}
 		st.Batch, st.Analyses, st.Comparison, st.Bundle = nil, nil, nil, nil
 		s.startExperiment(ctx, *p.Experiment)
 	}
@@ -47,12 +64,27 @@ func (s *session) apply(ctx workflow.Context, p Patch) {
 		if !replaced {
 			st.Analyses = append(st.Analyses, *p.Analysis)
 		}
+		if !slices.ContainsFunc(st.AnalysisHistory, func(a AnalysisRef) bool { return a.ID == p.Analysis.ID }) {
+			st.AnalysisHistory = append(st.AnalysisHistory, *p.Analysis)
+		}
 	}
 	if p.Comparison != nil {
 		st.Comparison = p.Comparison
 	}
 	if p.Bundle != nil {
 		st.Bundle = p.Bundle
+	}
+}
+
+// startNewMission closes the saved mission: its bundle, and with a new
+// search its whole lineage, leave the current state (the ledger, the
+// experiment records and the analysis history keep them). The saved
+// experiment already ran, so no experiment workflow is waiting on it.
+func (s *session) startNewMission(newSearch bool) {
+	st := &s.state
+	st.Bundle = nil
+	if newSearch {
+		st.Hypothesis, st.Experiment, st.Batch, st.Analyses, st.Comparison = nil, nil, nil, nil, nil
 	}
 }
 

@@ -28,8 +28,11 @@ type CancelRequest struct {
 }
 
 // cancelMemory is how long a cancel that matched no running call is kept:
-// across api replicas a cancel may overtake the call it cancels.
-const cancelMemory = time.Minute
+// across api replicas a cancel may overtake the call it cancels by a few
+// milliseconds. It is short because MCP clients number their requests
+// from the start again when they reconnect, so a remembered cancel could
+// otherwise abort a later, unrelated call that reuses its id.
+const cancelMemory = 10 * time.Second
 
 // maxRememberedCancels bounds the cancels kept for calls not yet seen.
 const maxRememberedCancels = 64

@@ -72,7 +72,7 @@ func newCancelEnv(t *testing.T, simulate time.Duration, p *publishes, stored *sn
 		return ToolEffect{CreatedArtifactIDs: []string{"batch_1"},
 			Patch: Patch{Batch: &BatchRef{ID: "batch_1", ExperimentID: "exp_1", RunContentHash: testHash}}}, nil
 	}, activity.RegisterOptions{Name: ActivitySimulate})
-	env.RegisterActivityWithOptions(p.publish, activity.RegisterOptions{Name: ActivityPublish})
+	env.RegisterActivityWithOptions(p.publish, activity.RegisterOptions{Name: ActivityPublish}) // replaces newEnvStoring's
 	env.OnSignalExternalWorkflow(mock.Anything, ExperimentWorkflowID("exp_1"), "", RanSignal, mock.Anything).Return(nil)
 	return env
 }

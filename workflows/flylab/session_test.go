@@ -14,6 +14,10 @@ import (
 
 const testHash = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
 
+// testDecisionID is the one operator decision record newEnv's
+// VerifyDecision knows.
+const testDecisionID = "decision_test"
+
 func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	return newEnvStoring(t, func(context.Context, StateSnapshot) error { return nil })
 }
@@ -27,6 +31,14 @@ func newEnvStoring(t *testing.T, save func(context.Context, StateSnapshot) error
 	env.RegisterActivityWithOptions(func(context.Context, DecisionRecord) error { return nil },
 		activity.RegisterOptions{Name: ActivityRecordDecision})
 	env.RegisterActivityWithOptions(save, activity.RegisterOptions{Name: ActivitySaveSession})
+	env.RegisterActivityWithOptions(func(context.Context, PublishRequest) error { return nil },
+		activity.RegisterOptions{Name: ActivityPublish})
+	env.RegisterActivityWithOptions(func(_ context.Context, c DecisionCheck) (DecisionVerdict, error) {
+		if c.DecisionID != testDecisionID {
+			return DecisionVerdict{Refusal: "no such operator decision record"}, nil
+		}
+		return DecisionVerdict{Authentic: true, Operator: "olga"}, nil
+	}, activity.RegisterOptions{Name: ActivityVerifyDecision})
 	return env
 }
 
@@ -121,12 +133,18 @@ func TestSession_ContinuesAsNewAfterLimit(t *testing.T) {
 	}
 }
 
-func TestSession_ApprovalSignalBumpsRevisionOnlyForCurrentHash(t *testing.T) {
+// TestSession_ApprovalMirroredOnlyForCurrentHashAndRecordedDecision: a
+// decision signal for another hash, or one naming no operator decision
+// record (forged straight to the session), changes nothing; the real one
+// bumps the revision once.
+func TestSession_ApprovalMirroredOnlyForCurrentHashAndRecordedDecision(t *testing.T) {
 	env := newEnv(t)
 	st := SessionState{SessionID: "session_a", Revision: 4, Experiment: &ExperimentRef{ID: "exp_1", ProtocolHash: testHash, Status: ExperimentAwaiting}}
 	env.RegisterDelayedCallback(func() {
 		env.SignalWorkflow(DecisionSignal, Decision{ExperimentID: "exp_1", Status: ExperimentApproved, ProtocolHash: "sha256:other"})
-		env.SignalWorkflow(DecisionSignal, Decision{ExperimentID: "exp_1", Status: ExperimentApproved, ProtocolHash: testHash, DecidedAt: "t"})
+		env.SignalWorkflow(DecisionSignal, Decision{ExperimentID: "exp_1", Status: ExperimentApproved, ProtocolHash: testHash, DecidedAt: "forged"})
+		env.SignalWorkflow(DecisionSignal, Decision{ExperimentID: "exp_1", Status: ExperimentApproved, ProtocolHash: testHash, DecidedAt: "t",
+			DecisionID: testDecisionID})
 	}, time.Second)
 	var state SessionState
 	env.RegisterDelayedCallback(func() {

@@ -128,6 +128,7 @@ func (s *session) handleTool(ctx workflow.Context, req ToolRequest) (ToolOutcome
 	_ = s.setGate(ctx)
 	s.persist(ctx)
 	out.State = s.state
+	out.State.Running = "" // the state as committed: this call is done
 	return out, nil
 }
 

@@ -102,8 +102,14 @@ const (
 )
 
 // ExperimentRef is the session's current experiment and its gate.
+// DesignKey is the content id of the design request: an identical repeat
+// of an open design keeps the experiment, while a repeat of a design that
+// ran, was revoked or was rejected is a new experiment with its own id.
+// ExpiresAt is when the open gate (or the unused approval) lapses.
 type ExperimentRef struct {
 	ID                 string   `json:"id"`
+	DesignKey          string   `json:"design_key,omitempty"`
+	ExpiresAt          string   `json:"expires_at,omitempty"`
 	HypothesisID       string   `json:"hypothesis_id"`
 	CircuitID          string   `json:"circuit_id"`
 	ProtocolHash       string   `json:"protocol_hash"`
@@ -148,19 +154,23 @@ type OperationRecord struct {
 
 // SessionState is the page session's lineage; the session workflow owns it.
 type SessionState struct {
-	SessionID  string                     `json:"session_id"`
-	Owner      string                     `json:"owner"`
-	Revision   int                        `json:"revision"`
-	Discovery  *DiscoveryRef              `json:"discovery,omitempty"`
-	Hypothesis *HypothesisRef             `json:"hypothesis,omitempty"`
-	Experiment *ExperimentRef             `json:"experiment,omitempty"`
-	Batch      *BatchRef                  `json:"batch,omitempty"`
-	Analyses   []AnalysisRef              `json:"analyses,omitempty"`
-	Comparison *ComparisonRef             `json:"comparison,omitempty"`
-	Bundle     *BundleRef                 `json:"bundle,omitempty"`
-	Running    string                     `json:"running,omitempty"`
-	RanIDs     []string                   `json:"ran_experiment_ids,omitempty"`
-	Operations map[string]OperationRecord `json:"operations,omitempty"`
+	SessionID  string         `json:"session_id"`
+	Owner      string         `json:"owner"`
+	Revision   int            `json:"revision"`
+	Discovery  *DiscoveryRef  `json:"discovery,omitempty"`
+	Hypothesis *HypothesisRef `json:"hypothesis,omitempty"`
+	Experiment *ExperimentRef `json:"experiment,omitempty"`
+	Batch      *BatchRef      `json:"batch,omitempty"`
+	Analyses   []AnalysisRef  `json:"analyses,omitempty"`
+	// AnalysisHistory is every analysis the session saved, of any batch:
+	// compare_fly_trials may rank any of them together (an original
+	// against its follow-up), while Analyses is the current lineage's.
+	AnalysisHistory []AnalysisRef              `json:"analysis_history,omitempty"`
+	Comparison      *ComparisonRef             `json:"comparison,omitempty"`
+	Bundle          *BundleRef                 `json:"bundle,omitempty"`
+	Running         string                     `json:"running,omitempty"`
+	RanIDs          []string                   `json:"ran_experiment_ids,omitempty"`
+	Operations      map[string]OperationRecord `json:"operations,omitempty"`
 }
 
 // StateSnapshot is the input of the SaveSession local activity: the
@@ -187,18 +197,50 @@ type Decision struct {
 	ProtocolHash string `json:"protocol_hash"`
 	DecidedAt    string `json:"decided_at"`
 	Reason       string `json:"reason,omitempty"`
+	// ExpiresAt is when an approval lapses unless the experiment runs.
+	ExpiresAt string `json:"expires_at,omitempty"`
+	// DecisionID names the operator decision record behind an approval or
+	// rejection; the session verifies it as the experiment did.
+	DecisionID string `json:"decision_id,omitempty"`
 }
 
 // Approve is the operator's approval signal payload.
+// DecisionID names the operator decision record the API wrote; without
+// one the signal decides nothing.
 type Approve struct {
 	ProtocolHash string `json:"protocol_hash"`
 	Operator     string `json:"operator"`
+	DecisionID   string `json:"decision_id,omitempty"`
 }
 
 // Reject is the operator's rejection signal payload.
+// DecisionID names the operator decision record the API wrote.
 type Reject struct {
-	Reason   string `json:"reason"`
-	Operator string `json:"operator"`
+	Reason     string `json:"reason"`
+	Operator   string `json:"operator"`
+	DecisionID string `json:"decision_id,omitempty"`
+}
+
+// DecisionCheck is the input of the VerifyDecision activity: a gate
+// signal as received, to be matched against the operator decision record.
+// AttemptKey keys the refusal record of a signal that fails the check.
+type DecisionCheck struct {
+	ExperimentID    string `json:"experiment_id"`
+	Status          string `json:"status"`
+	ProtocolHash    string `json:"protocol_hash"`
+	DecisionID      string `json:"decision_id"`
+	ClaimedOperator string `json:"claimed_operator"`
+	AttemptKey      string `json:"attempt_key"`
+}
+
+// DecisionVerdict is what VerifyDecision found: an authentic decision
+// with the operator and reason of the record (never the signal's), or a
+// refusal and why.
+type DecisionVerdict struct {
+	Authentic bool   `json:"authentic"`
+	Operator  string `json:"operator,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	Refusal   string `json:"refusal,omitempty"`
 }
 
 // DecisionRecord is the input of the RecordDecision activity.
@@ -230,4 +272,5 @@ type ExperimentStatus struct {
 	DecidedBy    string `json:"decided_by,omitempty"`
 	Reason       string `json:"reason,omitempty"`
 	BatchID      string `json:"batch_id,omitempty"`
+	ExpiresAt    string `json:"expires_at,omitempty"`
 }
