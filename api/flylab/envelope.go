@@ -46,17 +46,49 @@ func (s *Service) success(name string, st wf.SessionState, out wf.ToolOutcome, o
 	}
 }
 
-// normalize round-trips data through JSON so pointers resolve on it.
+// normalize makes data plain JSON values (objects, arrays, strings,
+// float64 numbers, booleans, null) so pointers resolve on it. Data decoded
+// from JSON already is, and is only read: a stored tool result of tens of
+// kilobytes is not encoded and decoded again, and a shared document (the
+// provenance policy) is never written; only the Go values added to it
+// (next_action, the gate, structs) are round-tripped, in place.
 func normalize(data map[string]any) map[string]any {
-	raw, err := json.Marshal(data)
+	for k, v := range data {
+		if plain, replaced := plainJSON(v); replaced {
+			data[k] = plain
+		}
+	}
+	return data
+}
+
+// plainJSON returns v as plain JSON values and whether it is a new value
+// the caller must store in v's place. Maps and slices are fixed in place
+// (only where a value in them is not plain); anything else that is not a
+// plain value is round-tripped through JSON.
+func plainJSON(v any) (any, bool) {
+	switch t := v.(type) {
+	case nil, string, float64, bool:
+		return v, false
+	case map[string]any:
+		normalize(t)
+		return t, false
+	case []any:
+		for i, x := range t {
+			if plain, replaced := plainJSON(x); replaced {
+				t[i] = plain
+			}
+		}
+		return t, false
+	}
+	raw, err := json.Marshal(v)
 	if err != nil {
-		return data
+		return v, false
 	}
-	var out map[string]any
+	var out any
 	if json.Unmarshal(raw, &out) != nil {
-		return data
+		return v, false
 	}
-	return out
+	return out, true
 }
 
 // failure builds the failure envelope; the recovery is always to re-read
