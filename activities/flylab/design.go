@@ -195,6 +195,11 @@ func checkApproval(row models.Experiment, d science.Design) (ApprovalRecord, err
 	if row.Approval == "" {
 		return rec, &science.Error{Code: science.CodeApprovalRequired, Message: "no approval record is stored for " + row.ID}
 	}
+	if row.Status != models.StatusApproved && row.Status != models.StatusRan {
+		// The approval lapsed (30 days unused) or a new design revoked it.
+		return rec, &science.Error{Code: science.CodeApprovalRequired, Message: "the approval of " + row.ID + " no longer holds (" + row.Status + ")",
+			Details: map[string]any{"experiment_id": row.ID, "status": row.Status, "reason": row.Reason}}
+	}
 	if err := decodeArgs([]byte(row.Approval), &rec); err != nil {
 		return rec, err
 	}

@@ -3,6 +3,7 @@ package flylab
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"testing"
 
@@ -202,6 +203,44 @@ func TestVerifyDecision_OnlyTheRecordedOperatorDecisionIsAuthentic(t *testing.T)
 			DecisionID: "decision_real", ClaimedOperator: "mallory", AttemptKey: "run/6"})
 		if err != nil || !v.Authentic || v.Operator != "olga" {
 			t.Fatalf("recorded decision: %+v %v", v, err)
+		}
+	})
+}
+
+// TestCheckApproval_LapsedApprovalIsRefused: an approval record whose
+// experiment the 30-day timer revoked no longer authorizes a run, even if
+// the session still shows it approved.
+func TestCheckApproval_LapsedApprovalIsRefused(t *testing.T) {
+	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
+		storeHypothesis(t, db)
+		a := &Activities{DB: db}
+		ctx := context.Background()
+		exp := designCall(t, a, wf.SessionState{Revision: 3}, 7)
+		if err := a.RecordDecision(ctx, wf.DecisionRecord{ExperimentID: exp.ID, Status: wf.ExperimentApproved, ProtocolHash: exp.ProtocolHash,
+			DecidedAt: "2026-12-01T08:00:00Z", DecidedBy: "olga"}); err != nil {
+			t.Fatal(err)
+		}
+		check := func() error {
+			row, err := models.ExperimentByID(ctx, db, exp.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := loadDesign(row)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = checkApproval(row, d)
+			return err
+		}
+		if err := check(); err != nil {
+			t.Fatalf("a standing approval refused: %v", err)
+		}
+		if err := models.RecordDecision(ctx, db, exp.ID, models.StatusRevoked, "", "timer", "approval expired before the experiment ran"); err != nil {
+			t.Fatal(err)
+		}
+		var se *science.Error
+		if err := check(); !errors.As(err, &se) || se.Code != science.CodeApprovalRequired {
+			t.Fatalf("a lapsed approval: %v, want APPROVAL_REQUIRED", err)
 		}
 	})
 }

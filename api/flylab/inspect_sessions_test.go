@@ -94,3 +94,32 @@ func TestCall_SchemaRefusalCarriesTheCallersSession(t *testing.T) {
 		}
 	})
 }
+
+// TestInspect_ConcurrentFirstInspectsShareOneSession: replicas answering
+// a key's first inspects at once (no session yet) hand out one session.
+func TestInspect_ConcurrentFirstInspectsShareOneSession(t *testing.T) {
+	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
+		replicas := make([]*Service, 4)
+		for i := range replicas {
+			svc, err := NewService(rest.Deps{DB: db})
+			if err != nil {
+				t.Fatal(err)
+			}
+			replicas[i] = svc
+		}
+		p := platform.Principal{Role: platform.RoleAgent, Name: "alice", CredentialID: "cred_alice"}
+		ids := make(chan any, len(replicas))
+		for _, svc := range replicas {
+			go func() {
+				env, _ := svc.Call(context.Background(), p, wf.ToolInspect, []byte(`{}`), nil)
+				ids <- env["page_session_id"]
+			}()
+		}
+		first := <-ids
+		for range len(replicas) - 1 {
+			if id := <-ids; id != first || id == "" {
+				t.Fatalf("concurrent first inspects answered %v and %v", first, id)
+			}
+		}
+	})
+}

@@ -40,6 +40,9 @@ func nextAction(st wf.SessionState) map[string]any {
 		return toolAction(st, wf.ToolFind, "The last search selected no circuit (none matched, or several tied); search again naming one circuit, neuron type or behavior.",
 			map[string]any{}, "query")
 	case st.Hypothesis != nil && (e == nil || e.HypothesisID != st.Hypothesis.ID):
+		if !designable(st.Hypothesis.CircuitID, st.Hypothesis.Perturbation) {
+			return discoveryAction(st)
+		}
 		return designAction(st, "Design a controlled trial for the hypothesis.")
 	case e == nil:
 		return discoveryAction(st)
@@ -102,23 +105,43 @@ func discoveryAction(st wf.SessionState) map[string]any {
 		return toolAction(st, wf.ToolFind, "Search the circuit catalog for the behavior of interest.", map[string]any{}, "query")
 	}
 	refs := map[string]any{"circuit_id": d.SelectedCircuitID,
-		"controls": []string{science.ConditionBaselineID, science.ConditionShamID}, "evidence_ids": d.EligibleIDs}
-	if c, err := science.CircuitByID(d.SelectedCircuitID); err == nil {
-		for k, v := range hypothesisFrame(c, d) {
-			refs[k] = v
-		}
+		"controls": []string{science.ConditionBaselineID, science.ConditionShamID}}
+	c, err := science.CircuitByID(d.SelectedCircuitID)
+	frame := map[string]any{}
+	if err == nil {
+		frame = hypothesisFrame(c, d)
+	}
+	if len(frame) == 0 {
+		return toolAction(st, wf.ToolFind, "The selected circuit "+d.SelectedCircuitID+" cannot be simulated (catalog-only, or no discovered causal evidence for a perturbation its motor map supports); search for another circuit.",
+			map[string]any{}, "query")
+	}
+	for k, v := range frame {
+		refs[k] = v
 	}
 	return toolAction(st, wf.ToolDraft, "Draft a falsifiable hypothesis from the discovered causal evidence.", refs,
 		"claim", "expected_direction", "evidence_limitations", "falsification_criterion")
 }
 
+// designable says a trial can be designed on the circuit with the
+// perturbation: the circuit has a mapped reduced-order model that
+// supports it.
+func designable(circuitID, perturbation string) bool {
+	c, err := science.CircuitByID(circuitID)
+	return err == nil && c.ModelCoverage == science.CoverageMappedReducedOrder &&
+		slices.Contains(c.MotorMap.SupportedPerturbations, perturbation) && len(c.MotorMap.SupportedLaterality) > 0
+}
+
 // hypothesisFrame picks the perturbation, behavior, causal evidence and
-// primary outcome a hypothesis on c can cite from the discovery: the
-// first perturbation with a discovered perturbation_effect record for the
-// circuit's primary behavior (activation first).
+// primary outcome a hypothesis on c can cite from the discovery and test
+// in a trial: the first perturbation the motor map supports with a
+// discovered perturbation_effect record for the circuit's primary
+// behavior (activation first). It is empty when there is none.
 func hypothesisFrame(c science.Circuit, d *wf.DiscoveryRef) map[string]any {
 	behavior := c.PrimaryBehavior()
 	for _, p := range []string{science.PerturbationActivate, science.PerturbationSilence} {
+		if !designable(c.ID, p) {
+			continue
+		}
 		var ids []string
 		for _, id := range d.EligibleIDs {
 			ev, err := science.EvidenceByID(id)

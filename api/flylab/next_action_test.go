@@ -75,6 +75,13 @@ func TestNextAction_IsTheExactNextValidCall(t *testing.T) {
 			s.Analyses = []wf.AnalysisRef{{ID: "analysis_2", BatchID: "batch_1"}}
 			s.Comparison = &wf.ComparisonRef{ID: "comparison_1", AnalysisIDs: []string{"analysis_2"}}
 		}), wf.ToolSave},
+		{"catalog-only circuit selected", naState(func(s *wf.SessionState) {
+			s.Discovery = &wf.DiscoveryRef{ID: "dd_2", SelectedCircuitID: "circuit_anterior_grooming_dns", EligibleIDs: []string{"E-ANTGROOM-070"}}
+		}), wf.ToolFind},
+		{"hypothesis on a catalog-only circuit", naState(func(s *wf.SessionState) {
+			s.Discovery = &wf.DiscoveryRef{ID: "dd_2", SelectedCircuitID: "circuit_anterior_grooming_dns", EligibleIDs: []string{"E-ANTGROOM-070"}}
+			s.Hypothesis = &wf.HypothesisRef{ID: "hyp_3", CircuitID: "circuit_anterior_grooming_dns", Behavior: "grooming", Perturbation: "activate"}
+		}), wf.ToolFind},
 		{"new hypothesis after a saved mission", naState(func(s *wf.SessionState) {
 			s.Discovery, s.Experiment = naDiscovery, naExperiment(wf.ExperimentRan)
 			h := *naHypothesis

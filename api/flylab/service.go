@@ -9,6 +9,7 @@ package flylab
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -175,7 +176,7 @@ func storeOf(err error) string {
 func (s *Service) ensureSession(ctx context.Context, p platform.Principal) (wf.SessionState, error) {
 	row, err := models.SessionOf(ctx, s.deps.DB, p.CredentialID)
 	if errors.Is(err, models.ErrNotFound) {
-		row = models.Session{ID: newSessionID(), OwnerCredentialID: p.CredentialID, OwnerName: p.Name}
+		row = models.Session{ID: firstSessionID(p.CredentialID), OwnerCredentialID: p.CredentialID, OwnerName: p.Name}
 		if err := models.CreateOnce(ctx, s.deps.DB, &row); err != nil {
 			return wf.SessionState{}, err
 		}
@@ -213,6 +214,14 @@ func (s *Service) resume(ctx context.Context, sessionID string) error {
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 	}, wf.SessionWorkflow, wf.SessionInput{State: st})
 	return err
+}
+
+// firstSessionID is the id of a key's first page session, derived from
+// the key, so api replicas answering two first inspects at once create
+// one session, not two (sessions it opens later get random ids).
+func firstSessionID(credentialID string) string {
+	sum := sha256.Sum256([]byte("flylab-first-page-session\x00" + credentialID))
+	return "session_" + hex.EncodeToString(sum[:8])
 }
 
 func newSessionID() string {

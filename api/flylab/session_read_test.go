@@ -173,3 +173,26 @@ func TestReadSession_DecisionRecordedWhileTheSessionWasGoneIsApplied(t *testing.
 		t.Fatalf("after the approval: %+v %v, want approved at revision 5", got.Experiment, err)
 	}
 }
+
+// TestReadSession_ApprovalThatLapsedWhileTheSessionWasGoneIsApplied: an
+// approval the experiment workflow revoked at the end of its 30 days,
+// while the session workflow was gone, closes the gate in the stored
+// state too.
+func TestReadSession_ApprovalThatLapsedWhileTheSessionWasGoneIsApplied(t *testing.T) {
+	db := modelstest.SQLite(t)
+	const hash = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
+	storedSession(t, db, &wf.SessionState{SessionID: "session_a", Revision: 5,
+		Experiment: &wf.ExperimentRef{ID: "exp_1", ProtocolHash: hash, Status: wf.ExperimentApproved}})
+	ctx := context.Background()
+	if err := models.CreateOnce(ctx, db, &models.Experiment{ID: "exp_1", SessionID: "session_a", HypothesisID: "hyp_1",
+		Status: models.StatusApproved, ProtocolHash: hash, SeedManifestHash: hash, Design: "{}", Approval: "{}"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := models.RecordDecision(ctx, db, "exp_1", models.StatusRevoked, "", "timer", "approval expired before the experiment ran"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := StoredSession(ctx, db, "session_a")
+	if err != nil || got.Revision != 6 || got.Experiment.Status != wf.ExperimentRevoked || humanGate(got)["status"] != "required" {
+		t.Fatalf("after the lapse: %+v %v, want revoked at revision 6", got.Experiment, err)
+	}
+}

@@ -259,4 +259,6 @@ func TestFlyLab_ForgedApprovalSignalThroughTemporalLeavesTheGateClosed(t *testin
 	if gate := agentContext(a.inspect(nil))["human_gate"].(map[string]any); gate["status"] != "satisfied" {
 		t.Fatalf("the operator's approval did not open the gate: %v", gate)
 	}
+	recordHistory(t, s, flywf.ExperimentWorkflowID(expID), "experiment_forged_signals_refused")
+	recordHistory(t, s, flywf.SessionWorkflowID(sid), "session_forged_decision_refused")
 }

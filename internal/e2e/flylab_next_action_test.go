@@ -77,6 +77,9 @@ func TestFlyLab_AgentFollowingOnlyNextActionFinishesAMissionPerBehaviour(t *test
 					if refs := next["input_refs"].(map[string]any); refs["evidence_bundle_id"] == nil || !slices.Contains(called, "save_fly_evidence") {
 						t.Fatalf("complete without a saved bundle: %v after %v", next, called)
 					}
+					if behavior == "grooming" {
+						recordHistory(t, s, "flylab-session/"+sid.(string), "session_new_mission_after_save")
+					}
 					previousSession = sid
 					return
 				case "human_gate":

@@ -84,16 +84,19 @@ func TestFlyLabPurged_ReadsAndTheSessionOutliveDeletedWorkflows(t *testing.T) {
 	if !reflect.DeepEqual(first, again) {
 		t.Fatalf("compare_fly_trials answers differently after the purge:\nbefore: %s\nafter:  %s", truncate([]byte(purgedShow(first))), truncate([]byte(purgedShow(again))))
 	}
-	// The restarted session keeps its saved lineage; a new search then
-	// starts a new mission in it.
 	ac := consoleData(consoleTool(t, s, key, "inspect_flylab_state", map[string]any{}))["agent_context"].(map[string]any)
 	if arts := ac["artifacts"].(map[string]any); arts["evidence_bundle_id"] != bundleID || arts["experiment_id"] != expID {
 		t.Fatalf("the restarted session lost its lineage: %v", arts)
 	}
+	// A search after the saved mission starts a new one in the restarted
+	// session: the revision moves on and next_action leaves "complete".
 	found := consoleTool(t, s, key, "find_fly_circuits", map[string]any{"page_session_id": sid, "expected_state_revision": stored + 1,
 		"query": "moonwalker descending neuron backward walking", "behavior": "backward_walking"})
 	if found["page_session_id"] != sid || found["state_revision"] != float64(stored+2) {
 		t.Fatalf("find after the purge: session %v revision %v, want %s %d", found["page_session_id"], found["state_revision"], sid, stored+2)
+	}
+	if next := found["next_action"].(map[string]any); next["name"] != "draft_fly_hypothesis" {
+		t.Fatalf("next_action after a new search in a saved session: %v", next)
 	}
 	recordHistory(t, s, "flylab-session/"+sid, "session_restored")
 }

@@ -175,6 +175,17 @@ func (s *session) setGate(ctx workflow.Context) error {
 // histories recorded before it replay with an upsert at every commit.
 const gateOnChangeVersion = "flylab-gate-on-change"
 
+// outageCode is the contract code of a tool whose activity ran out of
+// retries: the simulation is unavailable only for a run; for any other
+// tool the worker or its database did not answer and the state is
+// unknown, a retryable STALE_STATE (re-inspect, then the same call).
+func outageCode(tool string) string {
+	if tool == ToolRun {
+		return CodeSimulationUnavailable
+	}
+	return CodeStaleState
+}
+
 // failure builds a contract error as a workflow (validator) error.
 func failure(code, message string, details map[string]any) error {
 	return toolFailure(ToolFailure{Code: code, Message: message, Details: details})

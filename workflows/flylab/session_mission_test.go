@@ -3,6 +3,7 @@ package flylab
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -80,5 +81,25 @@ func TestSession_AnalysisHistoryOutlivesANewBatch(t *testing.T) {
 	env.ExecuteWorkflow(Session, SessionInput{State: st})
 	if err != nil || out.Failure != nil || len(out.State.Analyses) != 0 || len(out.State.AnalysisHistory) != 1 {
 		t.Fatalf("after the new batch: %v %+v analyses %v history %v", err, out.Failure, out.State.Analyses, out.State.AnalysisHistory)
+	}
+}
+
+// TestSession_OutageOfANonSimulationToolIsNotSimulationUnavailable: a
+// search whose activity runs out of retries (its database is down) fails
+// retryable STALE_STATE, not SIMULATION_UNAVAILABLE, and commits nothing.
+func TestSession_OutageOfANonSimulationToolIsNotSimulationUnavailable(t *testing.T) {
+	env := newEnv(t)
+	env.RegisterActivityWithOptions(func(context.Context, ToolCall) (ToolEffect, error) {
+		return ToolEffect{}, errors.New("database down")
+	}, activity.RegisterOptions{Name: ActivityFindCircuits})
+	var out ToolOutcome
+	var err error
+	env.RegisterDelayedCallback(func() {
+		callTool(env, "u1", ToolRequest{Tool: ToolFind, ExpectedRevision: 1, Args: json.RawMessage(`{}`)}, &out, &err)
+	}, time.Second)
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
+	env.ExecuteWorkflow(Session, SessionInput{State: SessionState{SessionID: "session_a"}})
+	if err != nil || out.Failure == nil || out.Failure.Code != CodeStaleState || !out.Failure.Retryable || out.Revision != 1 {
+		t.Fatalf("err=%v outcome=%+v", err, out.Failure)
 	}
 }

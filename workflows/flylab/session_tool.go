@@ -98,7 +98,7 @@ func (s *session) handleTool(ctx workflow.Context, req ToolRequest) (ToolOutcome
 		return s.abortedOutcome(req.Tool), nil
 	}
 	if err != nil {
-		return s.fail(CodeSimulationUnavailable, "the FlyLab worker could not complete "+req.Tool+"; retry the same call",
+		return s.fail(outageCode(req.Tool), "the FlyLab worker could not complete "+req.Tool+"; retry the same call",
 			map[string]any{"cause": err.Error()}, true), nil
 	}
 	if effect.Failure != nil {

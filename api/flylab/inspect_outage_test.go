@@ -1,0 +1,64 @@
+package flylab
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/gatehouse/gatehouse/api/rest"
+	"github.com/gatehouse/gatehouse/models/modelstest"
+	"github.com/gatehouse/gatehouse/models/platform"
+	wf "github.com/gatehouse/gatehouse/workflows/flylab"
+)
+
+// downTemporal is a Temporal frontend that does not answer queries.
+type downTemporal struct{ client.Client }
+
+func (downTemporal) QueryWorkflow(context.Context, string, string, string, ...any) (converter.EncodedValue, error) {
+	return nil, serviceerror.NewUnavailable("frontend down")
+}
+
+// TestInspect_OutagesAreNotSimulationUnavailable: when the database or
+// Temporal does not answer, inspect_flylab_state fails with the
+// contract's retryable STALE_STATE naming the store, not with
+// SIMULATION_UNAVAILABLE (nothing was simulated).
+func TestInspect_OutagesAreNotSimulationUnavailable(t *testing.T) {
+	p := platform.Principal{Role: platform.RoleAgent, Name: "alice", CredentialID: "cred_alice"}
+	check := func(t *testing.T, env map[string]any, store string) {
+		t.Helper()
+		e, _ := env["error"].(map[string]any)
+		d, _ := e["details"].(map[string]any)
+		if env["ok"] != false || e["code"] != wf.CodeStaleState || e["retryable"] != true || d["store"] != store {
+			t.Fatalf("outage of %s answered %v", store, env)
+		}
+	}
+	t.Run("temporal", func(t *testing.T) {
+		db := modelstest.SQLite(t)
+		svc, err := NewService(rest.Deps{DB: db, Temporal: downTemporal{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		env, _ := svc.Call(ctx, p, wf.ToolInspect, []byte(`{}`), nil)
+		check(t, env, "temporal")
+	})
+	t.Run("database", func(t *testing.T) {
+		db := modelstest.SQLite(t)
+		svc, err := NewService(rest.Deps{DB: db})
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := db.DB()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.Close()
+		env, _ := svc.Call(context.Background(), p, wf.ToolInspect, []byte(`{}`), nil)
+		check(t, env, "database")
+	})
+}
