@@ -96,7 +96,8 @@ func artifactManifest(st wf.SessionState) map[string]any {
 		m["comparison"] = rec(c.ID, "trial_comparison", []string{science.LabelSimulationPredicted}, c.AnalysisIDs, nil)
 	}
 	if b := st.Bundle; b != nil {
-		m["evidence_bundle"] = rec(b.ID, "evidence_bundle", []string{science.LabelSimulationPredicted, science.LabelAgentHypothesized}, nil, nil)
+		// The bundle's own labels, derived from its payload at save.
+		m["evidence_bundle"] = rec(b.ID, "evidence_bundle", nonNil(b.Labels), nil, nil)
 	}
 	return m
 }

@@ -134,6 +134,12 @@ func TestSave_BundleClaimsOnlyTheLabelsOfWhatItCarries(t *testing.T) {
 			t.Errorf("%s claims %v, its payload carries %v", name, labels, keysOf(union))
 		}
 	}
+	// The session's artifact manifest names the bundle with the same labels.
+	inspect := asAgent(t, m.envelopes[wf.ToolInspect])["data"].(map[string]any)
+	rec, _ := readerPointer(inspect, "/agent_context/artifact_manifest/evidence_bundle")
+	if r, ok := rec.(map[string]any); !ok || !maps.Equal(labelSet(r["provenance"]), union) {
+		t.Errorf("inspect's evidence_bundle record %v, the bundle carries %v", rec, keysOf(union))
+	}
 	// This MDN lineage cites no connectome_inferred record, so a bundle
 	// claiming all five labels would claim data it does not carry.
 	if union[science.LabelConnectomeInferred] && !strings.Contains(mustJSON(t, payload["evidence"]), science.LabelConnectomeInferred) &&
