@@ -87,13 +87,13 @@ func artifactManifest(st wf.SessionState) map[string]any {
 	}
 	var an []any
 	for _, a := range st.Analyses {
-		an = append(an, rec(a.ID, "behavior_analysis", []string{science.LabelSimulationPredicted}, []string{a.BatchID}, nil))
+		an = append(an, rec(a.ID, "behavior_analysis", science.AnalysisProvenance(), []string{a.BatchID}, nil))
 	}
 	if an != nil {
 		m["analyses"] = an
 	}
 	if c := st.Comparison; c != nil {
-		m["comparison"] = rec(c.ID, "trial_comparison", []string{science.LabelSimulationPredicted}, c.AnalysisIDs, nil)
+		m["comparison"] = rec(c.ID, "trial_comparison", science.ComparisonProvenance(), c.AnalysisIDs, nil)
 	}
 	if b := st.Bundle; b != nil {
 		// The bundle's own labels, derived from its payload at save.

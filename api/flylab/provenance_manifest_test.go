@@ -284,3 +284,32 @@ func TestFind_EvidenceRecordsCarryCitations(t *testing.T) {
 		}
 	}
 }
+
+func TestInspect_ArtifactManifestRecordsCarryTheLabelsOfTheRecordsTheyName(t *testing.T) {
+	m := mdnMission(t, modelstest.SQLite(t))
+	data := func(tool string) any { return asAgent(t, m.envelopes[tool])["data"] }
+	inspect := data(wf.ToolInspect)
+	for record, source := range map[string]struct {
+		tool, pointer string
+	}{
+		"discovery_decision": {wf.ToolFind, "/discovery_decision"},
+		"hypothesis":         {wf.ToolDraft, "/hypothesis"},
+		"experiment":         {wf.ToolDesign, "/experiment"},
+		"approval":           {wf.ToolRun, "/approval"},
+		"batch":              {wf.ToolRun, ""},
+		"model":              {wf.ToolRun, "/model"},
+		"analyses/0":         {wf.ToolAnalyze, "/analysis"},
+		"comparison":         {wf.ToolCompare, "/comparison"},
+		"evidence_bundle":    {wf.ToolSave, "/bundle"},
+	} {
+		rec, ok := readerPointer(inspect, "/agent_context/artifact_manifest/"+record)
+		named, found := readerPointer(data(source.tool), source.pointer)
+		if !ok || !found {
+			t.Fatalf("%s: record %v, named %v", record, rec, named)
+		}
+		got, want := labelSet(rec.(map[string]any)["provenance"]), labelSet(named.(map[string]any)["provenance"])
+		if len(got) == 0 || !maps.Equal(got, want) {
+			t.Errorf("artifact manifest %s says %v, the record says %v", record, keysOf(got), keysOf(want))
+		}
+	}
+}
