@@ -138,7 +138,7 @@ func Analyze(batch Batch, metrics []string) (AnalysisResult, error) {
 		Perturbation: p.Perturbation, ActivationLevel: p.ActivationLevel, PrimaryLaterality: p.PrimaryLaterality,
 		Replicates: p.Replicates, Metrics: slices.Clone(panel), Conditions: summaries,
 		WindowMs:      WindowMs{Start: p.OnsetMs, End: p.OnsetMs + p.DurationMs},
-		MethodVersion: MetricMethodVersion, Provenance: []string{LabelDerived, LabelSimulationPredicted},
+		MethodVersion: MetricMethodVersion, Provenance: AnalysisProvenance(),
 		Warning: "Simulation-predicted summaries of a reduced-order model; not wet-lab evidence.",
 	}
 	a.ID = contentID("analysis", map[string]any{"batchRunContentHash": batch.RunContentHash, "metrics": panel,

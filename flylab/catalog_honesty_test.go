@@ -26,6 +26,13 @@ func TestValidateCatalog_RejectsWhatTheNotesDoNotSupport(t *testing.T) {
 			i := evidenceIndex(d, "E-MDN-LATERALITY-005")
 			d.Evidence[i].Behaviors = []string{BehaviorBackwardWalking, BehaviorTurning}
 		},
+		"bibliography called checked without the record it was checked against": func(d *CatalogData) {
+			i := slices.IndexFunc(d.Sources, func(s Source) bool { return s.ID == "SRC-BIDAYE-SCIENCE-2014" })
+			d.Sources[i].BibliographyURL = ""
+		},
+		"record source the circuit does not credit": func(d *CatalogData) {
+			d.Evidence[evidenceIndex(d, "E-MDN-PATH-006")].SourceIDs = []string{"SRC-FLYWIRE-TYPES-NATURE-2024"}
+		},
 		"path element stronger than its evidence": func(d *CatalogData) {
 			m := &d.Circuits[circuitIndex(d, "circuit_gf_short_escape")].MotorMap
 			m.Nodes[slices.IndexFunc(m.Nodes, func(n PathNode) bool { return n.ID == "gf_ttmn" })].Provenance = LabelConnectomeInferred

@@ -20,6 +20,11 @@ func validateHonesty(d CatalogData, sources map[string]Source, evidence map[stri
 		}
 	}
 	for _, c := range d.Circuits {
+		for _, id := range citedSources(c, d, evidence) {
+			if !slices.Contains(c.SourceIDs, id) {
+				fail("circuit %s: its records cite %s but the circuit does not credit it", c.ID, id)
+			}
+		}
 		for _, id := range c.EvidenceIDs {
 			e, ok := evidence[id]
 			if !ok {
@@ -90,4 +95,19 @@ func validatePathLabels(c Circuit, evidence map[string]EvidenceRecord, fail func
 	for _, e := range c.MotorMap.Edges {
 		check("edge", e.ID, e.Provenance, e.EvidenceIDs)
 	}
+}
+
+// citedSources are the sources of a circuit's evidence and of the
+// connectome records that name it.
+func citedSources(c Circuit, d CatalogData, evidence map[string]EvidenceRecord) []string {
+	var out []string
+	for _, id := range c.EvidenceIDs {
+		out = append(out, evidence[id].SourceIDs...)
+	}
+	for _, r := range d.ConnectomeRecords {
+		if slices.Contains(r.CircuitIDs, c.ID) {
+			out = append(out, r.SourceIDs...)
+		}
+	}
+	return out
 }

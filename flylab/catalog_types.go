@@ -22,7 +22,8 @@ type CatalogData struct {
 // Authors, Title and Venue are filled only where they were checked:
 // BibliographyStatus says checked_against_record (against the record at
 // BibliographyURL), from_science_notes (author and venue as the notes
-// give them) or not_verified.
+// give them), from_reference_app_notes (as the notes on the original
+// FlyLab page cite it) or not_verified.
 type Source struct {
 	ID                 string `json:"id"`
 	Kind               string `json:"kind"`

@@ -11,6 +11,7 @@ var (
 	evidenceRoles = []string{RoleHypothesisSupport, RoleSupplemental}
 	driveChannels = []string{channelForward, channelBackward, channelTurn, channelGroom, channelGiantFiber, channelParallelEscape}
 	doiStatuses   = []string{"listed_in_science_notes", "derived_identifier", "cited_by_reference_app", "not_verified", "not_applicable"}
+	bibStatuses   = []string{"checked_against_record", "from_science_notes", "from_reference_app_notes", "not_verified"}
 )
 
 // validateCatalog checks the labelling rules of the science notes and the
@@ -27,6 +28,9 @@ func validateCatalog(d CatalogData) error {
 		sources[s.ID] = s
 		if !isOneOf(s.DOIStatus, doiStatuses) {
 			fail("source %s: unknown doiStatus %q", s.ID, s.DOIStatus)
+		}
+		if !isOneOf(s.BibliographyStatus, bibStatuses) || (s.BibliographyStatus == "checked_against_record") != (s.BibliographyURL != "") {
+			fail("source %s: bibliography status %q must be known, and checked exactly when a record URL is named", s.ID, s.BibliographyStatus)
 		}
 		if hasDOI := s.DOI != ""; hasDOI != (s.DOIStatus != "not_verified" && s.DOIStatus != "not_applicable") {
 			fail("source %s: a DOI must be present exactly when its status says it was checked", s.ID)

@@ -89,7 +89,7 @@ func Compare(analyses []Analysis, objectiveMetric, objective string) (Comparison
 			"Ranks simulation-predicted condition means of a reduced-order model; not biological effect sizes.",
 			"Conditions from different analyses share seeds only when their protocols share a base seed.",
 		},
-		Provenance: []string{LabelDerived, LabelSimulationPredicted}}
+		Provenance: ComparisonProvenance()}
 	c.Proposal = proposeNext(analyses, ranked, objectiveMetric, objective)
 	c.ID = contentID("comparison", map[string]any{"analysisIds": ids, "objectiveMetric": objectiveMetric, "objective": objective})
 	return ComparisonResult{Comparison: c, ExecutionAuthorized: false}, nil

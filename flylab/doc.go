@@ -27,13 +27,18 @@
 // Hashing: CanonicalJSON is RFC 8785 (JCS); ContentHash is "sha256:" + hex
 // over it. ProtocolHash binds a protocol and its seed manifest for operator
 // approval. A Batch carries runContentHash (SHA-256 over JCS of
-// {protocol, model, conditionRuns}) and the legacy lineage runHash (FNV-1a
-// over run and trajectory ids), each with its scope and serialization.
+// {protocol, model, conditionRuns}) and the legacy lineage runHash (SHA-256
+// over run and trajectory ids; batches stored with the earlier "fnv1a:"
+// hash still verify), each with its scope and serialization.
 //
 // Provenance: catalog evidence is measured only when the science notes read
-// it in a primary source, derived for secondary or compiled facts, and
-// connectome_inferred for anatomy; simulator output is
-// simulation_predicted; protocols and model mappings are agent_hypothesized.
+// it in a primary source, derived for secondary, database or compiled facts
+// (and for anatomy the notes do not tag), connectome_inferred for anatomy
+// read in its source; simulator output is simulation_predicted; protocols
+// and model mappings are agent_hypothesized; seed manifests, the model
+// manifest and its controller mapping are derived. DeriveProvenance reads
+// these labels back out of a document: a manifest entry carries the union
+// found under its path and is never given a default.
 //
 // The model (ModelVersion) integrates drive channels at 1 ms: first-order
 // speed and turn dynamics, an anti-phase tripod gait, a grooming state with

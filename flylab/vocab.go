@@ -77,6 +77,14 @@ func ProvenanceLabels() []string {
 		LabelSimulationPredicted, LabelAgentHypothesized}
 }
 
+// AnalysisProvenance is the label set of every analysis record: summaries
+// derived from simulation_predicted runs.
+func AnalysisProvenance() []string { return []string{LabelDerived, LabelSimulationPredicted} }
+
+// ComparisonProvenance is the label set of a comparison's own ranking (its
+// proposal is agent_hypothesized).
+func ComparisonProvenance() []string { return []string{LabelDerived, LabelSimulationPredicted} }
+
 // Perturbations and lateralities a protocol may request.
 const (
 	PerturbationActivate = "activate"

@@ -41,7 +41,11 @@ func (a *Activities) SaveEvidence(ctx context.Context, call wf.ToolCall) (wf.Too
 		return fail(wf.CodeInvalidInput, "arguments are not a valid save_fly_evidence request", nil), nil
 	}
 	if b, err := models.BundleByOperation(ctx, a.DB, call.OperationKey); err == nil {
-		return bundleEffect(b.ID, b.ManifestHash), nil
+		stored, err := models.DecodeExport(b.Export)
+		if err != nil {
+			return wf.ToolEffect{}, err
+		}
+		return bundleEffect(b.ID, b.ManifestHash, stored.Bundle.Provenance), nil
 	} else if !errors.Is(err, models.ErrNotFound) {
 		return wf.ToolEffect{}, err
 	}
@@ -71,11 +75,12 @@ func (a *Activities) SaveEvidence(ctx context.Context, call wf.ToolCall) (wf.Too
 	if err := models.PutToolResult(ctx, a.DB, call.ResultKey, call.SessionID, call.Tool, data); err != nil {
 		return wf.ToolEffect{}, err
 	}
-	return bundleEffect(exp.Bundle.ID, exp.Integrity.ManifestHash), nil
+	return bundleEffect(exp.Bundle.ID, exp.Integrity.ManifestHash, exp.Bundle.Provenance), nil
 }
 
-func bundleEffect(id, hash string) wf.ToolEffect {
-	return wf.ToolEffect{CreatedArtifactIDs: []string{id}, Patch: wf.Patch{Bundle: &wf.BundleRef{ID: id, ManifestHash: hash}}}
+func bundleEffect(id, hash string, labels []string) wf.ToolEffect {
+	return wf.ToolEffect{CreatedArtifactIDs: []string{id},
+		Patch: wf.Patch{Bundle: &wf.BundleRef{ID: id, ManifestHash: hash, Labels: labels}}}
 }
 
 // checkLineageRefs demands the cited ids are the session's current

@@ -87,16 +87,17 @@ func artifactManifest(st wf.SessionState) map[string]any {
 	}
 	var an []any
 	for _, a := range st.Analyses {
-		an = append(an, rec(a.ID, "behavior_analysis", []string{science.LabelSimulationPredicted}, []string{a.BatchID}, nil))
+		an = append(an, rec(a.ID, "behavior_analysis", science.AnalysisProvenance(), []string{a.BatchID}, nil))
 	}
 	if an != nil {
 		m["analyses"] = an
 	}
 	if c := st.Comparison; c != nil {
-		m["comparison"] = rec(c.ID, "trial_comparison", []string{science.LabelSimulationPredicted}, c.AnalysisIDs, nil)
+		m["comparison"] = rec(c.ID, "trial_comparison", science.ComparisonProvenance(), c.AnalysisIDs, nil)
 	}
 	if b := st.Bundle; b != nil {
-		m["evidence_bundle"] = rec(b.ID, "evidence_bundle", []string{science.LabelSimulationPredicted, science.LabelAgentHypothesized}, nil, nil)
+		// The bundle's own labels, derived from its payload at save.
+		m["evidence_bundle"] = rec(b.ID, "evidence_bundle", nonNil(b.Labels), nil, nil)
 	}
 	return m
 }

@@ -134,6 +134,12 @@ func TestSave_BundleClaimsOnlyTheLabelsOfWhatItCarries(t *testing.T) {
 			t.Errorf("%s claims %v, its payload carries %v", name, labels, keysOf(union))
 		}
 	}
+	// The session's artifact manifest names the bundle with the same labels.
+	inspect := asAgent(t, m.envelopes[wf.ToolInspect])["data"].(map[string]any)
+	rec, _ := readerPointer(inspect, "/agent_context/artifact_manifest/evidence_bundle")
+	if r, ok := rec.(map[string]any); !ok || !maps.Equal(labelSet(r["provenance"]), union) {
+		t.Errorf("inspect's evidence_bundle record %v, the bundle carries %v", rec, keysOf(union))
+	}
 	// This MDN lineage cites no connectome_inferred record, so a bundle
 	// claiming all five labels would claim data it does not carry.
 	if union[science.LabelConnectomeInferred] && !strings.Contains(mustJSON(t, payload["evidence"]), science.LabelConnectomeInferred) &&
@@ -275,6 +281,35 @@ func TestFind_EvidenceRecordsCarryCitations(t *testing.T) {
 			if c["text"] == "" || c["bibliographyStatus"] == "" {
 				t.Errorf("%v: citation %v", e["id"], c)
 			}
+		}
+	}
+}
+
+func TestInspect_ArtifactManifestRecordsCarryTheLabelsOfTheRecordsTheyName(t *testing.T) {
+	m := mdnMission(t, modelstest.SQLite(t))
+	data := func(tool string) any { return asAgent(t, m.envelopes[tool])["data"] }
+	inspect := data(wf.ToolInspect)
+	for record, source := range map[string]struct {
+		tool, pointer string
+	}{
+		"discovery_decision": {wf.ToolFind, "/discovery_decision"},
+		"hypothesis":         {wf.ToolDraft, "/hypothesis"},
+		"experiment":         {wf.ToolDesign, "/experiment"},
+		"approval":           {wf.ToolRun, "/approval"},
+		"batch":              {wf.ToolRun, ""},
+		"model":              {wf.ToolRun, "/model"},
+		"analyses/0":         {wf.ToolAnalyze, "/analysis"},
+		"comparison":         {wf.ToolCompare, "/comparison"},
+		"evidence_bundle":    {wf.ToolSave, "/bundle"},
+	} {
+		rec, ok := readerPointer(inspect, "/agent_context/artifact_manifest/"+record)
+		named, found := readerPointer(data(source.tool), source.pointer)
+		if !ok || !found {
+			t.Fatalf("%s: record %v, named %v", record, rec, named)
+		}
+		got, want := labelSet(rec.(map[string]any)["provenance"]), labelSet(named.(map[string]any)["provenance"])
+		if len(got) == 0 || !maps.Equal(got, want) {
+			t.Errorf("artifact manifest %s says %v, the record says %v", record, keysOf(got), keysOf(want))
 		}
 	}
 }

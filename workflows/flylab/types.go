@@ -143,6 +143,9 @@ type ComparisonRef struct {
 type BundleRef struct {
 	ID           string `json:"id"`
 	ManifestHash string `json:"manifest_hash"`
+	// Labels are the bundle's own provenance (derived from its payload);
+	// absent for bundles saved before they were derived.
+	Labels []string `json:"labels,omitempty"`
 }
 
 // OperationRecord is a committed operation_id call kept for replay.
