@@ -78,7 +78,34 @@ func startTemporal(ctx context.Context, bins Binaries, pg postgres, dir, prefix,
 		proc.Kill()
 		return nil, fmt.Errorf("%w (server log: %s)", err, proc.Log)
 	}
+	if err := t.restartAsCluster(ctx, dir, namespace); err != nil {
+		proc.Kill()
+		return nil, fmt.Errorf("%w (server log: %s)", err, proc.Log)
+	}
 	return t, nil
+}
+
+// restartAsCluster restarts the server, once its namespace and search
+// attributes are stored, with the dynamic config a cluster runs, and
+// waits until it serves them from its caches.
+func (t *temporalServer) restartAsCluster(ctx context.Context, dir, namespace string) error {
+	if err := t.proc.Terminate(20 * time.Second); err != nil {
+		return fmt.Errorf("prodlike: stop the bootstrap Temporal server: %w", err)
+	}
+	if err := writeDynamicConfig(dir, temporalDynamicConfig); err != nil {
+		return err
+	}
+	if err := t.proc.Start(); err != nil {
+		return fmt.Errorf("prodlike: restart the Temporal server: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	c, err := t.dial(ctx, namespace)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return retry(ctx, func() error { return searchAttributesVisible(ctx, c, namespace) })
 }
 
 func sqlTool(ctx context.Context, bins Binaries, pg postgres, db string, args ...string) error {
@@ -116,17 +143,23 @@ func (t *temporalServer) prepareNamespace(ctx context.Context, namespace string,
 		if err != nil && !errors.As(err, &already) {
 			return err
 		}
-		have, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
-		if err != nil {
-			return err
-		}
-		for name := range wf.SearchAttributes() {
-			if _, ok := have.GetCustomAttributes()[name]; !ok {
-				return fmt.Errorf("search attribute %s not visible yet", name)
-			}
-		}
-		return nil
+		return searchAttributesVisible(ctx, c, namespace)
 	})
+}
+
+// searchAttributesVisible checks that the server lists every Gatehouse
+// search attribute of namespace.
+func searchAttributesVisible(ctx context.Context, c client.Client, namespace string) error {
+	have, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
+	if err != nil {
+		return err
+	}
+	for name := range wf.SearchAttributes() {
+		if _, ok := have.GetCustomAttributes()[name]; !ok {
+			return fmt.Errorf("search attribute %s not visible yet", name)
+		}
+	}
+	return nil
 }
 
 // dial connects to the frontend once it answers its health check.

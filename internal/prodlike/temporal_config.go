@@ -102,19 +102,26 @@ dynamicConfigClient:
   pollInterval: 10s
 `))
 
-// Search attributes registered through the operator service become
-// visible at once, as in the embedded dev server.
-const temporalDynamicConfig = `system.forceSearchAttributesCacheRefreshOnRead:
-  - value: true
-frontend.enableUpdateWorkflowExecution:
+// temporalDynamicConfig is the server's dynamic config as a cluster runs
+// it: search attributes and namespaces are read from the server's caches.
+const temporalDynamicConfig = `frontend.enableUpdateWorkflowExecution:
   - value: true
 `
 
-// writeTemporalConfig writes the server's YAML and dynamic config into dir
-// and returns the YAML's path.
+// bootstrapDynamicConfig is the dynamic config of the first, short run of
+// the server that registers the namespace and the search attributes: they
+// are visible at once instead of after the caches' refresh (a minute).
+// Every later read would go to the database under a global lock, which no
+// cluster does, so the server is then restarted with temporalDynamicConfig.
+const bootstrapDynamicConfig = `system.forceSearchAttributesCacheRefreshOnRead:
+  - value: true
+` + temporalDynamicConfig
+
+// writeTemporalConfig writes the server's YAML and its bootstrap dynamic
+// config into dir and returns the YAML's path.
 func writeTemporalConfig(dir string, c temporalConfig) (string, error) {
 	c.DynamicConfigPath = filepath.Join(dir, "dynamicconfig.yaml")
-	if err := os.WriteFile(c.DynamicConfigPath, []byte(temporalDynamicConfig), 0o600); err != nil {
+	if err := writeDynamicConfig(dir, bootstrapDynamicConfig); err != nil {
 		return "", err
 	}
 	path := filepath.Join(dir, "temporal.yaml")
@@ -127,4 +134,9 @@ func writeTemporalConfig(dir string, c temporalConfig) (string, error) {
 		return "", err
 	}
 	return path, f.Close()
+}
+
+// writeDynamicConfig replaces the server's dynamic config in dir.
+func writeDynamicConfig(dir, content string) error {
+	return os.WriteFile(filepath.Join(dir, "dynamicconfig.yaml"), []byte(content), 0o600)
 }
