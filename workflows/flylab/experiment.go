@@ -88,7 +88,10 @@ func (e *experiment) waitForOperatorDecision(ctx workflow.Context) error {
 			case e.authenticated():
 				claim = &DecisionCheck{Status: ExperimentApproved, ProtocolHash: a.ProtocolHash, DecisionID: a.DecisionID, ClaimedOperator: a.Operator}
 			case a.ProtocolHash == e.in.ProtocolHash:
+				// An experiment started before authenticated gates: the
+				// decision id still goes on to the session, which verifies it.
 				decided = DecisionRecord{Status: ExperimentApproved, DecidedBy: a.Operator}
+				e.decisionID = a.DecisionID
 			}
 		})
 		sel.AddReceive(rejectCh, func(c workflow.ReceiveChannel, _ bool) {
@@ -99,6 +102,7 @@ func (e *experiment) waitForOperatorDecision(ctx workflow.Context) error {
 				return
 			}
 			decided = DecisionRecord{Status: ExperimentRejected, DecidedBy: r.Operator, Reason: r.Reason}
+			e.decisionID = r.DecisionID
 		})
 		sel.AddReceive(revokeCh, func(c workflow.ReceiveChannel, _ bool) {
 			var reason string

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 )
 
 // decisionBook plays the operator decision records the API writes: the
@@ -166,6 +167,22 @@ func TestExperiment_GateExpiryIsToldToTheSession(t *testing.T) {
 	r := newExperimentRun(t)
 	st := r.execute(t, func(func(string, any)) {})
 	if st.Status != ExperimentRevoked || st.Reason != reasonGateExpired || len(r.told) != 1 || r.told[0].Status != ExperimentRevoked {
+		t.Fatalf("status %+v told %+v", st, r.told)
+	}
+}
+
+// TestExperiment_StartedBeforeAuthenticatedGatesPassesTheDecisionIDOn: an
+// experiment whose history predates authenticated gates still decides on
+// the signal, but hands the decision id to the session, which verifies it
+// (so a session running the new code does not refuse a real approval).
+func TestExperiment_StartedBeforeAuthenticatedGatesPassesTheDecisionIDOn(t *testing.T) {
+	r := newExperimentRun(t)
+	r.env.OnGetVersion(authenticatedGateVersion, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	st := r.execute(t, func(send func(string, any)) {
+		send(ApproveSignal, Approve{ProtocolHash: testHash, Operator: "alice", DecisionID: "decision_alice_approves"})
+		send(RanSignal, "batch_1")
+	})
+	if st.Status != ExperimentRan || len(r.told) != 1 || r.told[0].DecisionID != "decision_alice_approves" || len(r.book.refused) != 0 {
 		t.Fatalf("status %+v told %+v", st, r.told)
 	}
 }
