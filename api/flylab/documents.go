@@ -82,7 +82,7 @@ var agentPage = template.Must(template.New("agent").Parse(`<!doctype html>
 Every answer is a <code>flylab.tool-result.v3</code> envelope.</p>
 <h2>Pipeline</h2>
 <ol>
-<li><code>inspect_flylab_state</code> — always first, and after any failure or interruption. <code>{"new_page_session": true}</code> opens a fresh page session (a new mission); <code>{"page_session_id": "…"}</code> resumes an earlier one of the same key. Call exactly what <code>next_action</code> names, adding the fields in its <code>agent_supplies</code>.</li>
+<li><code>inspect_flylab_state</code> — always first, and after any failure or interruption. <code>{"new_page_session": true, "operation_id": "…"}</code> opens a fresh page session (a new mission; a retry with the same operation_id answers the same session); <code>{"page_session_id": "…"}</code> resumes an earlier one of the same key. Call exactly what <code>next_action</code> names, adding the fields in its <code>agent_supplies</code>.</li>
 <li><code>find_fly_circuits</code> → <code>draft_fly_hypothesis</code> → <code>design_stimulation_trial</code></li>
 <li><b>Operator approval</b> — not a tool. An operator calls <code>POST /operator/v1/flylab/experiments/{id}/approve</code> with the exact <code>protocol_hash</code>.</li>
 <li><code>run_fly_simulation</code> (echo <code>approved_protocol_hash</code>; one run per approval) → <code>analyze_fly_behavior</code> → <code>compare_fly_trials</code> → <code>save_fly_evidence</code></li>

@@ -16,12 +16,13 @@ import (
 
 // FuzzInspectFlyLabStateArgs: inspect_flylab_state takes no arguments but
 // the optional page session ones (page_session_id to resume,
-// new_page_session to open), so every other body is refused by its input
-// schema with an INVALID_INPUT failure envelope, without a panic and
+// new_page_session with its operation_id to open), so every other body is
+// refused by its input schema with an INVALID_INPUT failure envelope,
+// without a panic and
 // without a write (the service has a database but no Temporal; the
 // refusal only reads the caller's session for the envelope).
 func FuzzInspectFlyLabStateArgs(f *testing.F) {
-	for _, s := range []string{`{"page_session_id":1}`, `{"page_session_id":"x"}`, `{"new_page_session":false}`,
+	for _, s := range []string{`{"page_session_id":1}`, `{"page_session_id":"x"}`, `{"new_page_session":false}`, `{"new_page_session":true}`, `{"operation_id":"o"}`,
 		`{"expected_state_revision":1}`, `[]`, `null`, `"x"`, `1e400`,
 		`{"a":` + string(bytes.Repeat([]byte("["), 300)) + `}`, `{`, "\x00\xff", `{"":{}}`, ` { } `} {
 		f.Add([]byte(s))

@@ -24,9 +24,12 @@ var inspectInputSchema = json.RawMessage(`{
   "page_session_id": {"type": "string", "minLength": 9, "maxLength": 80,
    "description": "Optional: resume this earlier page session of the same API key; it becomes the current one."},
   "new_page_session": {"type": "boolean", "const": true,
-   "description": "Optional: open a new page session (a fresh mission); it becomes the current one. Earlier sessions stay readable by page_session_id."}
+   "description": "Optional: open a new page session (a fresh mission); it becomes the current one. Earlier sessions stay readable by page_session_id. Requires operation_id."},
+  "operation_id": {"type": "string", "minLength": 1, "maxLength": 120,
+   "description": "With new_page_session: stable caller-generated ID of the opening. A retry with the same ID opens no second session: it answers the session the first opened."}
  },
  "required": [],
+ "dependentRequired": {"new_page_session": ["operation_id"], "operation_id": ["new_page_session"]},
  "additionalProperties": false
 }`)
 
@@ -49,9 +52,17 @@ func (s *Service) openSession(ctx context.Context, p platform.Principal, args ma
 	case id != "" && fresh:
 		return wf.SessionState{}, invalidInput("give page_session_id (resume) or new_page_session (open), not both", "/new_page_session", nil)
 	case fresh:
+		// The id is derived from the key and the opening's operation_id,
+		// so a retried opening (a lost answer, two replicas) creates one
+		// session and makes it current again.
+		opID, _ := args["operation_id"].(string)
 		now := time.Now().UTC()
-		row := models.Session{ID: newSessionID(), OwnerCredentialID: p.CredentialID, OwnerName: p.Name, SelectedAt: &now, CreatedAt: now}
+		row := models.Session{ID: openedSessionID(p.CredentialID, opID), OwnerCredentialID: p.CredentialID, OwnerName: p.Name,
+			SelectedAt: &now, CreatedAt: now}
 		if err := models.CreateOnce(ctx, s.deps.DB, &row); err != nil {
+			return wf.SessionState{}, unavailable(err)
+		}
+		if err := models.SelectSession(ctx, s.deps.DB, row.ID, now); err != nil {
 			return wf.SessionState{}, unavailable(err)
 		}
 		return s.sessionState(ctx, row.ID)

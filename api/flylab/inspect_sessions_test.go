@@ -8,6 +8,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/api/rest"
+	models "github.com/gatehouse/gatehouse/models/flylab"
 	"github.com/gatehouse/gatehouse/models/modelstest"
 	"github.com/gatehouse/gatehouse/models/platform"
 	wf "github.com/gatehouse/gatehouse/workflows/flylab"
@@ -41,10 +42,20 @@ func TestInspect_OpensAndResumesPageSessions(t *testing.T) {
 		if again := inspectAs(t, svc, alice, nil); again["page_session_id"] != first || again["ok"] != true {
 			t.Fatalf("inspect without arguments moved from %v to %v", first, again)
 		}
-		opened := inspectAs(t, svc, alice, map[string]any{"new_page_session": true})
+		opened := inspectAs(t, svc, alice, map[string]any{"new_page_session": true, "operation_id": "open-2"})
 		second := opened["page_session_id"]
 		if second == first || opened["ok"] != true || opened["state_revision"] != 1 {
 			t.Fatalf("new page session: %v (first %v)", opened, first)
+		}
+		// A retried opening answers the session the first one opened.
+		if retried := inspectAs(t, svc, alice, map[string]any{"new_page_session": true, "operation_id": "open-2"}); retried["page_session_id"] != second {
+			t.Fatalf("a retried opening opened %v, want %v again", retried["page_session_id"], second)
+		}
+		if rows, err := models.SessionsOf(context.Background(), db, alice.CredentialID, 10); err != nil || len(rows) != 2 {
+			t.Fatalf("sessions of the key after a retried opening: %d (%v), want 2", len(rows), err)
+		}
+		if unkeyed := inspectAs(t, svc, alice, map[string]any{"new_page_session": true}); unkeyed["ok"] != false {
+			t.Fatalf("an opening without operation_id was accepted: %v", unkeyed)
 		}
 		if cur := inspectAs(t, svc, alice, nil)["page_session_id"]; cur != second {
 			t.Fatalf("current session %v, want the new %v", cur, second)
@@ -60,7 +71,7 @@ func TestInspect_OpensAndResumesPageSessions(t *testing.T) {
 		if e, _ := stolen["error"].(map[string]any); e["code"] != wf.CodeNotFound || stolen["page_session_id"] != "" {
 			t.Fatalf("another key resumed the session: %v", stolen)
 		}
-		both := inspectAs(t, svc, alice, map[string]any{"page_session_id": first, "new_page_session": true})
+		both := inspectAs(t, svc, alice, map[string]any{"page_session_id": first, "new_page_session": true, "operation_id": "open-3"})
 		if e, _ := both["error"].(map[string]any); e["code"] != wf.CodeInvalidInput || both["page_session_id"] != first {
 			t.Fatalf("both arguments: %v", both)
 		}

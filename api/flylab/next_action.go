@@ -34,7 +34,7 @@ func nextAction(st wf.SessionState) map[string]any {
 			"agent_supplies": []string{}}
 	case st.Bundle != nil:
 		return map[string]any{"kind": "complete", "name": "", "callable": false, "blocked_by": []string{},
-			"reason":     "The evidence bundle " + st.Bundle.ID + " is saved. A new search (find_fly_circuits) starts a new mission in this page session; inspect_flylab_state with new_page_session opens a fresh one.",
+			"reason":     "The evidence bundle " + st.Bundle.ID + " is saved. A new search (find_fly_circuits) starts a new mission in this page session; inspect_flylab_state with new_page_session and an operation_id opens a fresh one.",
 			"input_refs": map[string]any{"evidence_bundle_id": st.Bundle.ID}, "agent_supplies": []string{}}
 	case st.Hypothesis == nil && st.Discovery != nil && st.Discovery.SelectedCircuitID == "":
 		return toolAction(st, wf.ToolFind, "The last search selected no circuit (none matched, or several tied); search again naming one circuit, neuron type or behavior.",

@@ -8,7 +8,6 @@ package flylab
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -224,10 +223,11 @@ func firstSessionID(credentialID string) string {
 	return "session_" + hex.EncodeToString(sum[:8])
 }
 
-func newSessionID() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return "session_" + hex.EncodeToString(b)
+// openedSessionID is the id of the page session a key opens with
+// new_page_session under operationID.
+func openedSessionID(credentialID, operationID string) string {
+	sum := sha256.Sum256([]byte("flylab-opened-page-session\x00" + credentialID + "\x00" + operationID))
+	return "session_" + hex.EncodeToString(sum[:8])
 }
 
 // ownedSession returns the session when it belongs to the principal.

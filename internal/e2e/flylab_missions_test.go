@@ -179,7 +179,7 @@ func TestFlyLab_PageSessionsScopeIDsAndOperationIDs(t *testing.T) {
 	}
 	batch1, _ := a.runAndAnalyze(first, exp1, hash1, "run-1")
 
-	opened := a.inspect(map[string]any{"new_page_session": true})
+	opened := a.inspect(map[string]any{"new_page_session": true, "operation_id": "open-second"})
 	second := opened["page_session_id"].(string)
 	if second == first || opened["state_revision"].(float64) != 1 || agentContext(opened)["next_action"].(map[string]any)["name"] != "find_fly_circuits" {
 		t.Fatalf("new page session %v: revision %v next %v", second, opened["state_revision"], agentContext(opened)["next_action"])

@@ -55,7 +55,7 @@ func TestFlyLab_AgentFollowingOnlyNextActionFinishesAMissionPerBehaviour(t *test
 	for _, behavior := range []string{"backward_walking", "retreat", "forward_walking", "turning", "short_mode_escape", "grooming"} {
 		t.Run(behavior, func(t *testing.T) {
 			a.t = t
-			env := a.inspect(map[string]any{"new_page_session": true})
+			env := a.inspect(map[string]any{"new_page_session": true, "operation_id": "open-" + behavior})
 			next := agentContext(env)["next_action"].(map[string]any)
 			if behavior == "grooming" {
 				// This mission starts in the page session the previous one
