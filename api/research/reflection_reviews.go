@@ -54,7 +54,8 @@ func (s *Service) reflectionReviewRequest(ctx context.Context, c *Call, in revie
 	snap := reflectionSnapshot(st)
 	raw, _ := json.Marshal(snap)
 	q := models.ReviewRequest{ID: models.NewID("rr_"), ProjectID: r.ProjectID, TargetType: "reflection", TargetID: r.ID, Kind: kind,
-		Role: in.Role, Reason: in.Reason, ProducerSessionID: in.ProducerSessionID, CapabilityHash: platform.HashSecret(capability),
+		Role: in.Role, Reason: in.Reason, ProducerSessionID: in.ProducerSessionID, ProducerCredential: c.Principal.CredentialID,
+		CapabilityHash: platform.HashSecret(capability),
 		SnapshotToken: st.SnapshotToken(), SnapshotJSON: string(raw), Status: models.ReviewRequested, ExpiresAt: s.now().Add(reviewTTL)}
 	if err := models.CreateReviewRequest(ctx, s.DB, q); err != nil {
 		return nil, err
@@ -77,7 +78,7 @@ func (s *Service) reflectionReviewRequest(ctx context.Context, c *Call, in revie
 }
 
 // openReflectionSession is openSession for a reflection target.
-func (s *Service) openReflectionSession(ctx context.Context, r models.ReviewRequest, callerSessionID, agent string) (models.ReviewSession, error) {
+func (s *Service) openReflectionSession(ctx context.Context, r models.ReviewRequest, p platform.Principal, callerSessionID, agent string) (models.ReviewSession, error) {
 	st, err := s.reflectionState(ctx, r.TargetID)
 	if err != nil {
 		return models.ReviewSession{}, err
@@ -85,7 +86,7 @@ func (s *Service) openReflectionSession(ctx context.Context, r models.ReviewRequ
 	if st.SnapshotToken() != r.SnapshotToken {
 		return models.ReviewSession{}, toolErr("conflict", "/review_request_id", "the reflection changed since the review was requested; the producer must request a new review")
 	}
-	sess := models.ReviewSession{ID: "rs_" + models.RandomHex(16), RequestID: r.ID, CallerSessionID: callerSessionID, DeclaredAgent: agent}
+	sess := newReviewSession(r, p, callerSessionID, agent)
 	if err := models.StartReviewSession(ctx, s.DB, r, sess); err != nil {
 		return models.ReviewSession{}, err
 	}
@@ -107,7 +108,7 @@ func (s *Service) recordReflectionVerdict(ctx context.Context, sess models.Revie
 		return nil, err
 	}
 	sig := wf.ReviewVerdict{Kind: req.Kind, RequestID: req.ID, Verdict: v.Verdict, ReturnTo: v.ReturnTo, Synopsis: v.Synopsis, Notes: v.Notes}
-	_, err = models.SubmitVerdict(ctx, s.DB, sess.ID, models.ReviewSession{Verdict: v.Verdict, ReturnTo: v.ReturnTo, Synopsis: v.Synopsis, Notes: v.Notes},
+	_, err = models.SubmitVerdict(ctx, s.DB, sess.ID, v.session(),
 		func(models.ReviewRequest) error {
 			return s.signalReflection(ctx, req.TargetID, wf.ReviewVerdictSignal, sig)
 		})

@@ -89,7 +89,8 @@ func SubmitVerdict(ctx context.Context, db *gorm.DB, sessionID string, s ReviewS
 		}
 		now := time.Now().UTC()
 		res := tx.Model(&ReviewSession{}).Where("id = ? AND submitted_at IS NULL", sessionID).Updates(map[string]any{
-			"verdict": s.Verdict, "return_to": s.ReturnTo, "synopsis": s.Synopsis, "notes": s.Notes, "submitted_at": now})
+			"verdict": s.Verdict, "return_to": s.ReturnTo, "synopsis": s.Synopsis, "notes": s.Notes,
+			"findings_json": s.FindingsJSON, "evidence_json": s.EvidenceJSON, "submitted_at": now})
 		if res.Error != nil {
 			return res.Error
 		}

@@ -54,11 +54,7 @@ func (w *experiment) setup(ctx workflow.Context) error {
 		workflow.UpdateHandlerOptions{Validator: w.validateTransition}); err != nil {
 		return err
 	}
-	receive(ctx, ArtifactLandedSignal, w.artifactLanded)
-	receive(ctx, ReviewRequestedSignal, w.reviewRequested)
-	receive(ctx, ReviewStartedSignal, w.reviewStarted)
-	receive(ctx, ReviewVerdictSignal, func(v ReviewVerdict) { w.reviewVerdict(workflow.Now(ctx), v) })
-	receive(ctx, DependencySettledSignal, w.dependencySettled)
+	w.receiveVerified(ctx)
 	receive(ctx, SandboxActivitySignal, w.sandboxActivity)
 	return workflow.UpsertTypedSearchAttributes(ctx, platform.KindKey.ValueSet(KindExperiment),
 		platform.ProjectKey.ValueSet(w.state.ProjectID))

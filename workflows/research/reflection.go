@@ -42,11 +42,7 @@ func (w *reflection) setup(ctx workflow.Context) error {
 		workflow.UpdateHandlerOptions{Validator: w.validateTransition}); err != nil {
 		return err
 	}
-	receive(ctx, ArtifactLandedSignal, w.artifactLanded)
-	receive(ctx, ReviewRequestedSignal, w.reviewRequested)
-	receive(ctx, ReviewStartedSignal, w.reviewStarted)
-	receive(ctx, ReviewVerdictSignal, func(v ReviewVerdict) { w.reviewVerdict(workflow.Now(ctx), v) })
-	receive(ctx, ProposalSubmittedSignal, w.proposalSubmitted)
+	w.receiveVerified(ctx)
 	return workflow.UpsertTypedSearchAttributes(ctx, platform.KindKey.ValueSet(KindReflection),
 		platform.ProjectKey.ValueSet(w.state.ProjectID))
 }

@@ -85,6 +85,8 @@ type ExperimentState struct {
 	// SandboxesRunning are the attached sandboxes reported running
 	// (SandboxActivitySignal), sorted; any makes the gate execution_active.
 	SandboxesRunning []string `json:"sandboxes_running,omitempty"`
+	// RejectedSignals are gate-opening signals no authenticated record backed.
+	RejectedSignals []RejectedSignal `json:"rejected_signals,omitempty"`
 }
 
 // reviewKind maps review statuses to the key of Reviews.

@@ -1,0 +1,43 @@
+package research
+
+import (
+	"encoding/json"
+
+	"github.com/gatehouse/gatehouse/models/platform"
+	models "github.com/gatehouse/gatehouse/models/research"
+)
+
+// mayOpenReview refuses a reviewer the review's rules exclude: a human
+// review is opened only by an operator, and no credential reviews what it
+// requested a review of (the session ids a caller names prove nothing).
+func mayOpenReview(r models.ReviewRequest, p platform.Principal) error {
+	if r.Role == models.RoleHuman && p.Role != platform.RoleOperator {
+		return &ToolError{Code: "forbidden", Pointer: "/review_request_id", Reason: "human_review",
+			Message: "a human review is answered by an operator (the operator console), not by an agent key"}
+	}
+	if p.CredentialID == "" || p.CredentialID == r.ProducerCredential {
+		return &ToolError{Code: "forbidden", Pointer: "/reviewer_capability", Reason: "self_review",
+			Message: "the credential that requested a review cannot review it; the reviewer needs a credential of its own"}
+	}
+	return nil
+}
+
+// newReviewSession is the session p opens on r, bound to p's credential.
+func newReviewSession(r models.ReviewRequest, p platform.Principal, callerSessionID, agent string) models.ReviewSession {
+	return models.ReviewSession{ID: "rs_" + models.RandomHex(16), RequestID: r.ID, CallerSessionID: callerSessionID,
+		DeclaredAgent: agent, OpenedByCredential: p.CredentialID, OpenedByRole: string(p.Role)}
+}
+
+// session is the verdict as the session row stores it.
+func (v Verdict) session() models.ReviewSession {
+	s := models.ReviewSession{Verdict: v.Verdict, ReturnTo: v.ReturnTo, Synopsis: v.Synopsis, Notes: v.Notes}
+	if len(v.Findings) > 0 {
+		raw, _ := json.Marshal(v.Findings)
+		s.FindingsJSON = string(raw)
+	}
+	if len(v.Evidence) > 0 {
+		raw, _ := json.Marshal(v.Evidence)
+		s.EvidenceJSON = string(raw)
+	}
+	return s
+}
