@@ -56,7 +56,7 @@ func (s *Service) reflectionReviewRequest(ctx context.Context, c *Call, in revie
 	q := models.ReviewRequest{ID: models.NewID("rr_"), ProjectID: r.ProjectID, TargetType: "reflection", TargetID: r.ID, Kind: kind,
 		Role: in.Role, Reason: in.Reason, ProducerSessionID: in.ProducerSessionID, ProducerCredential: c.Principal.CredentialID,
 		CapabilityHash: platform.HashSecret(capability),
-		SnapshotToken: st.SnapshotToken(), SnapshotJSON: string(raw), Status: models.ReviewRequested, ExpiresAt: s.now().Add(reviewTTL)}
+		SnapshotToken:  st.SnapshotToken(), SnapshotJSON: string(raw), Status: models.ReviewRequested, ExpiresAt: s.now().Add(reviewTTL)}
 	if err := models.CreateReviewRequest(ctx, s.DB, q); err != nil {
 		return nil, err
 	}

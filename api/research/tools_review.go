@@ -36,22 +36,22 @@ func init() {
 }
 
 type reviewArgs struct {
-	ProjectID         string `json:"project_id"`
-	TargetType        string `json:"target_type"`
-	TargetID          string `json:"target_id"`
-	Role              string `json:"role"`
-	Reason            string `json:"reason"`
-	ProducerSessionID string `json:"producer_session_id"`
-	RequestID         string `json:"review_request_id"`
-	Capability        string `json:"reviewer_capability"`
-	CallerSessionID   string `json:"caller_session_id"`
-	DeclaredAgent     string `json:"declared_agent"`
-	SessionID         string `json:"review_session_id"`
-	Verdict           string `json:"verdict"`
-	Synopsis          string `json:"synopsis"`
-	ReturnTo          string `json:"return_to"`
-	Notes             string `json:"notes"`
-	Status            string `json:"status"`
+	ProjectID         string         `json:"project_id"`
+	TargetType        string         `json:"target_type"`
+	TargetID          string         `json:"target_id"`
+	Role              string         `json:"role"`
+	Reason            string         `json:"reason"`
+	ProducerSessionID string         `json:"producer_session_id"`
+	RequestID         string         `json:"review_request_id"`
+	Capability        string         `json:"reviewer_capability"`
+	CallerSessionID   string         `json:"caller_session_id"`
+	DeclaredAgent     string         `json:"declared_agent"`
+	SessionID         string         `json:"review_session_id"`
+	Verdict           string         `json:"verdict"`
+	Synopsis          string         `json:"synopsis"`
+	ReturnTo          string         `json:"return_to"`
+	Notes             string         `json:"notes"`
+	Status            string         `json:"status"`
 	Findings          []any          `json:"findings"`
 	Evidence          map[string]any `json:"evidence"`
 }

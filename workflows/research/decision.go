@@ -6,7 +6,6 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-
 )
 
 // A signal that could open a gate (an artifact landed, a review requested,

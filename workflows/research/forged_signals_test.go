@@ -74,7 +74,9 @@ func TestExperiment_AForgedDependencySettledDoesNotStartRunning(t *testing.T) {
 	in.DependsOn = []string{"exp_a"}
 	h := newHarness(t)
 	h.land("plan", true).transition(gates.TSubmitDesign, nil).review(gates.VerdictPass, "").transition(gates.TMarkReadyToRun, nil).
-		add(func() { h.env.SignalWorkflow(DependencySettledSignal, DependencySettled{ExperimentID: "exp_a", Status: gates.Complete}) }).
+		add(func() {
+			h.env.SignalWorkflow(DependencySettledSignal, DependencySettled{ExperimentID: "exp_a", Status: gates.Complete})
+		}).
 		expect(gates.ReadyToRun, gate("dependencies_pending"), 0).
 		refused(gates.TStartRunning, ErrTypeGateBlocked).
 		transition(gates.TAbandon, nil)

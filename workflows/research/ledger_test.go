@@ -58,7 +58,9 @@ func (l *ledger) review(id string) ReviewRecord {
 	return ReviewRecord{RequestID: id}
 }
 
-func (l *ledger) setReview(id string, r ReviewRecord) { l.records["review"+id] = DecisionRecord{Review: &r} }
+func (l *ledger) setReview(id string, r ReviewRecord) {
+	l.records["review"+id] = DecisionRecord{Review: &r}
+}
 
 // verify is the fake VerifyDecisionActivity: the record, or a refusal.
 func (l *ledger) verify(_ context.Context, q DecisionQuery) (DecisionRecord, error) {
