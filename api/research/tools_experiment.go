@@ -138,12 +138,19 @@ func experimentTransition(ctx context.Context, s *Service, c *Call) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	h, err := s.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: wf.ExperimentWorkflowID(in.ExperimentID),
-		UpdateName: wf.TransitionUpdate, Args: []any{wf.TransitionRequest{Transition: in.Transition, Evidence: evidence}},
-		WaitForStage: client.WorkflowUpdateStageCompleted})
-	var res wf.TransitionResult
-	if err == nil {
-		err = h.Get(ctx, &res)
+	update := func() (wf.TransitionResult, error) {
+		h, err := s.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: wf.ExperimentWorkflowID(in.ExperimentID),
+			UpdateName: wf.TransitionUpdate, Args: []any{wf.TransitionRequest{Transition: in.Transition, Evidence: evidence}},
+			WaitForStage: client.WorkflowUpdateStageCompleted})
+		var res wf.TransitionResult
+		if err == nil {
+			err = h.Get(ctx, &res)
+		}
+		return res, err
+	}
+	res, err := update()
+	if s.restartedMissing(ctx, err, in.ExperimentID) {
+		res, err = update()
 	}
 	if closed := closedTransitionError(ctx, s.DB, err, "experiment", in.ExperimentID); closed != nil {
 		return nil, closed
@@ -186,7 +193,7 @@ func transitionError(err error, kind string) error {
 	}
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
-		return toolErr("conflict", "/"+kind+"_id", "the %s's workflow is finished or missing", kind)
+		return missingWorkflowError(kind)
 	}
 	return err
 }
