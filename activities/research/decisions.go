@@ -135,13 +135,14 @@ func (a *DecisionActivities) review(ctx context.Context, q wf.DecisionQuery) (wf
 }
 
 // sessionMayReview refuses a session the review's rules forbid: a human
-// review opened by anyone but an operator, or a review opened by the
-// credential that requested it (a self-review).
+// review opened by anyone but an operator, or an agent key's review of
+// what it requested itself (a self-review). Operators are trusted people.
 func sessionMayReview(r models.ReviewRequest, s models.ReviewSession) error {
-	if r.Role == models.RoleHuman && s.OpenedByRole != string(platform.RoleOperator) {
+	operator := s.OpenedByRole == string(platform.RoleOperator)
+	if r.Role == models.RoleHuman && !operator {
 		return refuse("human review %s was not opened by an operator", r.ID)
 	}
-	if s.OpenedByCredential == "" || s.OpenedByCredential == r.ProducerCredential {
+	if s.OpenedByCredential == "" || (!operator && s.OpenedByCredential == r.ProducerCredential) {
 		return refuse("review %s was not opened by a credential other than the producer's", r.ID)
 	}
 	return nil

@@ -42,6 +42,7 @@ func (s *Service) reflectionStatus(ctx context.Context, p models.Project) (any, 
 		if rv.RequestID != "" && status != "none" {
 			g["request_id"], g["expires_at"] = rv.RequestID, rv.ExpiresAt
 		}
+		noteExpired(g, rv)
 		workflow["review_gate"] = g
 	}
 	if d.ArtifactRole != "" {

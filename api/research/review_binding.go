@@ -5,17 +5,20 @@ import (
 
 	"github.com/gatehouse/gatehouse/models/platform"
 	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
 )
 
 // mayOpenReview refuses a reviewer the review's rules exclude: a human
-// review is opened only by an operator, and no credential reviews what it
+// review is opened only by an operator, and no agent key reviews what it
 // requested a review of (the session ids a caller names prove nothing).
+// Operators are trusted people and may answer their own requests.
 func mayOpenReview(r models.ReviewRequest, p platform.Principal) error {
-	if r.Role == models.RoleHuman && p.Role != platform.RoleOperator {
+	operator := p.Role == platform.RoleOperator
+	if r.Role == models.RoleHuman && !operator {
 		return &ToolError{Code: "forbidden", Pointer: "/review_request_id", Reason: "human_review",
 			Message: "a human review is answered by an operator (the operator console), not by an agent key"}
 	}
-	if p.CredentialID == "" || p.CredentialID == r.ProducerCredential {
+	if p.CredentialID == "" || (!operator && p.CredentialID == r.ProducerCredential) {
 		return &ToolError{Code: "forbidden", Pointer: "/reviewer_capability", Reason: "self_review",
 			Message: "the credential that requested a review cannot review it; the reviewer needs a credential of its own"}
 	}
@@ -40,4 +43,13 @@ func (v Verdict) session() models.ReviewSession {
 		s.EvidenceJSON = string(raw)
 	}
 	return s
+}
+
+// noteExpired tells the producer, on a review gate whose last request
+// expired unanswered, to request a new review.
+func noteExpired(gate map[string]any, r wf.ReviewState) {
+	if r.Status == wf.ReviewStatusNone && r.ExpiredRequestID != "" {
+		gate["expired_request_id"] = r.ExpiredRequestID
+		gate["hint"] = "the last review request expired unanswered; call review.request again"
+	}
 }

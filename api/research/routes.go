@@ -166,8 +166,9 @@ func (s *Service) upload(c *gin.Context) {
 
 func (s *Service) pendingHumanReviews(c *gin.Context) {
 	var rs []models.ReviewRequest
-	if err := s.DB.WithContext(c.Request.Context()).Where("role = ? AND status IN ?", "human", []string{models.ReviewRequested, models.ReviewStarted}).
-		Order("created_at").Limit(500).Find(&rs).Error; err != nil {
+	// An expired request can no longer be answered: it is not pending.
+	if err := s.DB.WithContext(c.Request.Context()).Where("role = ? AND status IN ? AND expires_at > ?", models.RoleHuman,
+		[]string{models.ReviewRequested, models.ReviewStarted}, s.now()).Order("created_at").Limit(500).Find(&rs).Error; err != nil {
 		rest.Unavailable(c, "database unavailable")
 		return
 	}

@@ -59,6 +59,7 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 		if r.RequestID != "" && status != "none" {
 			g["request_id"], g["expires_at"] = r.RequestID, r.ExpiresAt
 		}
+		noteExpired(g, r)
 		workflow["review_gate"] = g
 	}
 	if d.ArtifactRole != "" {

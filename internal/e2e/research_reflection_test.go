@@ -83,13 +83,14 @@ func (d *reflectionDriver) upload(guide map[string]any) {
 
 func (d *reflectionDriver) review(role string, v verdict) {
 	req := d.a.must("review.request", map[string]any{"project_id": d.pid, "target_type": "reflection", "target_id": d.rid, "role": role})
-	started := d.a.must("review.start", map[string]any{"review_request_id": req["review_request_id"],
+	reviewer := d.a.reviewerAgent()
+	started := reviewer.must("review.start", map[string]any{"review_request_id": req["review_request_id"],
 		"reviewer_capability": req["reviewer_capability"], "caller_session_id": "reviewer-" + role})
 	args := map[string]any{"review_session_id": started["review_session_id"], "verdict": v.verdict, "synopsis": "reviewed " + role}
 	if v.returnTo != "" {
 		args["return_to"] = v.returnTo
 	}
-	d.a.must("review.submit", args)
+	reviewer.must("review.submit", args)
 }
 
 // propose submits a proposal covering the corpus from consolidation.get;

@@ -82,9 +82,16 @@ func (w *experiment) run(ctx workflow.Context) (ExperimentState, error) {
 		StartToCloseTimeout: 30 * time.Second,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
 	})
+	expiring := expiresReviews(ctx)
 	for {
-		if err := workflow.Await(ctx, func() bool { return w.dirty }); err != nil {
+		if err := awaitChangeOrExpiry(ctx, expiring, w.state.Reviews, func() bool { return w.dirty }); err != nil {
 			return w.state, err
+		}
+		if expiring && expireReviews(workflow.Now(ctx), w.state.Reviews) {
+			w.changed()
+		}
+		if !w.dirty {
+			continue
 		}
 		w.dirty = false
 		d := w.state.Decision()

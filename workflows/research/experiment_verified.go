@@ -61,6 +61,9 @@ func (w *experiment) reviewRecorded(now time.Time, r ReviewRecord) {
 	if reviewKind(w.state.Status) != r.Kind {
 		return
 	}
+	if !r.ExpiresAt.IsZero() && !now.Before(r.ExpiresAt) {
+		return // an expired request opens nothing; the producer requests anew
+	}
 	requested := ReviewRequested{Kind: r.Kind, RequestID: r.RequestID, Role: r.Role, ExpiresAt: r.ExpiresAt, SnapshotToken: r.SnapshotToken}
 	switch r.Status {
 	case RecordRequested:

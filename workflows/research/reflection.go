@@ -55,9 +55,13 @@ func (w *reflection) run(ctx workflow.Context) (ReflectionState, error) {
 		StartToCloseTimeout: 30 * time.Second,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
 	})
+	expiring := expiresReviews(ctx)
 	for {
-		if err := workflow.Await(ctx, func() bool { return w.dirty || w.advanceDue() || w.publishDue() }); err != nil {
+		if err := awaitChangeOrExpiry(ctx, expiring, w.state.Reviews, func() bool { return w.dirty || w.advanceDue() || w.publishDue() }); err != nil {
 			return w.state, err
+		}
+		if expiring && expireReviews(workflow.Now(ctx), w.state.Reviews) {
+			w.changed()
 		}
 		if w.advanceDue() {
 			w.advance(ctx)

@@ -58,6 +58,9 @@ func (w *reflection) reviewRecorded(now time.Time, r ReviewRecord) {
 	if w.state.ReviewKind() != r.Kind {
 		return
 	}
+	if !r.ExpiresAt.IsZero() && !now.Before(r.ExpiresAt) {
+		return // an expired request opens nothing; the producer requests anew
+	}
 	cur := w.state.Reviews[r.Kind]
 	requested := ReviewRequested{Kind: r.Kind, RequestID: r.RequestID, Role: r.Role, ExpiresAt: r.ExpiresAt, SnapshotToken: r.SnapshotToken}
 	switch r.Status {

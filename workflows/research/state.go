@@ -45,6 +45,9 @@ type ReviewState struct {
 	Role          string    `json:"role,omitempty"`
 	ExpiresAt     time.Time `json:"expires_at,omitempty"`
 	SnapshotToken string    `json:"snapshot_token,omitempty"`
+	// ExpiredRequestID is the request that expired unanswered, leaving this
+	// review to be requested again.
+	ExpiredRequestID string `json:"expired_request_id,omitempty"`
 }
 
 // RevisionContext says why an experiment went back.
