@@ -14,7 +14,7 @@ import (
 // reflectionStatus is the project-scope envelope while a wave is open:
 // the wave's gate, next action, review gate and artifact guidance (the
 // next lens_id for a lens doc). ok is false when no wave is open.
-func (s *Service) reflectionStatus(ctx context.Context, p models.Project) (any, bool, error) {
+func (s *Service) reflectionStatus(ctx context.Context, c *Call, p models.Project) (any, bool, error) {
 	var r models.Reflection
 	if s.DB.WithContext(ctx).Where("open_project = ?", p.ID).Take(&r).Error != nil {
 		return nil, false, nil
@@ -27,7 +27,7 @@ func (s *Service) reflectionStatus(ctx context.Context, p models.Project) (any, 
 		return nil, false, nil
 	}
 	d := st.Decision()
-	workflow := map[string]any{"current_gate": d.Gate, "next_action": d.NextAction, "allowed_actions": d.AllowedTools,
+	workflow := map[string]any{"current_gate": d.Gate, "next_action": d.NextAction, "allowed_actions": s.allowedActions(c.Principal, d.AllowedTools, d.Transitions),
 		"allowed_transitions": d.Transitions, "blocked_actions": d.BlockedActions, "missing_evidence": d.MissingEvidence,
 		"revision_context": st.RevisionContext, "status": st.Status, "attempt_index": st.Attempt, "proposal_revision": st.ProposalRevision,
 		"reflection_id": r.ID}

@@ -26,7 +26,7 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return s.projectStatus(ctx, p)
+		return s.projectStatus(ctx, c, p)
 	}
 	p, e, err := s.experiment(ctx, c, in.ProjectID, in.ExperimentID)
 	if err != nil {
@@ -44,7 +44,7 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 		f[gates.EvSandboxRunning] = gates.Satisfied
 	}
 	d := gates.Evaluate(st.Status, f)
-	workflow := map[string]any{"current_gate": d.Gate, "next_action": d.NextAction, "allowed_actions": d.AllowedTools,
+	workflow := map[string]any{"current_gate": d.Gate, "next_action": d.NextAction, "allowed_actions": s.allowedActions(c.Principal, d.AllowedTools, d.Transitions),
 		"allowed_transitions": d.Transitions, "blocked_actions": d.BlockedActions, "missing_evidence": d.MissingEvidence,
 		"revision_context": st.RevisionContext, "status": st.Status, "attempt_index": st.Attempt}
 	if d.ReviewEvidence != "" {
@@ -116,8 +116,8 @@ func (s *Service) liveExperiments(ctx context.Context, projectID string) ([]map[
 // projectStatus is the project-scope envelope: project gates are
 // project_setup, live_experiments, reflection_required and
 // reflection_suggested, as the reference names them.
-func (s *Service) projectStatus(ctx context.Context, p models.Project) (any, error) {
-	if out, ok, err := s.reflectionStatus(ctx, p); ok || err != nil {
+func (s *Service) projectStatus(ctx context.Context, c *Call, p models.Project) (any, error) {
+	if out, ok, err := s.reflectionStatus(ctx, c, p); ok || err != nil {
 		return out, err
 	}
 	pctx, err := s.projectContext(ctx, p)
@@ -146,7 +146,7 @@ func (s *Service) projectStatus(ctx context.Context, p models.Project) (any, err
 		allowed = []string{"reflection.create", "claim.create", "experiment.create", "workflow.status_and_next"}
 	}
 	return map[string]any{"scope": "project", "experiment": nil,
-		"workflow": map[string]any{"current_gate": gate, "next_action": next, "allowed_actions": allowed, "blocked_actions": []any{},
+		"workflow": map[string]any{"current_gate": gate, "next_action": next, "allowed_actions": s.allowedActions(c.Principal, allowed, nil), "blocked_actions": []any{},
 			"missing_evidence": []any{}, "revision_context": nil, "live_experiments": live},
 		"context": pctx}, nil
 }
