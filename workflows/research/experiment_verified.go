@@ -67,7 +67,7 @@ func (w *experiment) reviewRecorded(now time.Time, r ReviewRecord) {
 	requested := ReviewRequested{Kind: r.Kind, RequestID: r.RequestID, Role: r.Role, ExpiresAt: r.ExpiresAt, SnapshotToken: r.SnapshotToken}
 	switch r.Status {
 	case RecordRequested:
-		if cur.RequestID != r.RequestID {
+		if cur.RequestID != r.RequestID && !heldByOtherRole(cur, r, now) {
 			w.reviewRequested(requested)
 		}
 	case RecordStarted:

@@ -58,3 +58,12 @@ func expireReviews(now time.Time, reviews map[string]ReviewState) bool {
 	}
 	return expired
 }
+
+// heldByOtherRole: the kind's open review is another role's, unexpired.
+// One review of a kind is open at a time, so a request of a second role
+// (an agent's own reviewer beside a human review) cannot displace it and
+// leave the first one's verdict recorded but ignored.
+func heldByOtherRole(cur ReviewState, r ReviewRecord, now time.Time) bool {
+	return (cur.Status == ReviewStatusRequested || cur.Status == ReviewStatusStarted) && cur.Role != r.Role &&
+		(cur.ExpiresAt.IsZero() || now.Before(cur.ExpiresAt))
+}

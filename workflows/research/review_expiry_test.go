@@ -47,3 +47,31 @@ func TestExperiment_AnAbandonedReviewExpiresOnATimerAndAsksForANewOne(t *testing
 		transition(gates.TAbandon, nil)
 	h.run(input)
 }
+
+// TestExperiment_ASecondRoleCannotDisplaceAnOpenHumanReview: the agent
+// requests its own reviewer beside an open human review; the workflow
+// keeps the human one, whose verdict then counts.
+func TestExperiment_ASecondRoleCannotDisplaceAnOpenHumanReview(t *testing.T) {
+	h := newHarness(t)
+	h.land("plan", true).transition(gates.TSubmitDesign, nil).
+		add(func() {
+			st := h.state()
+			h.signal(ReviewRequestedSignal, ReviewRequested{Kind: "design", RequestID: "rr_human", Role: "human", SnapshotToken: st.SnapshotToken()})
+		}).
+		add(func() {
+			st := h.state()
+			h.signal(ReviewRequestedSignal, ReviewRequested{Kind: "design", RequestID: "rr_agent", Role: "design_reviewer", SnapshotToken: st.SnapshotToken()})
+		}).
+		add(func() {
+			if r := h.state().Reviews["design"]; r.RequestID != "rr_human" {
+				t.Errorf("the agent's request displaced the human one: %+v", r)
+			}
+			h.signal(ReviewStartedSignal, ReviewStarted{Kind: "design", RequestID: "rr_human"})
+		}).
+		add(func() {
+			h.signal(ReviewVerdictSignal, ReviewVerdict{Kind: "design", RequestID: "rr_human", Verdict: gates.VerdictNeedsChanges, Synopsis: "tighten"})
+		}).
+		expect(gates.Planned, gate("design_review_required"), 0).
+		transition(gates.TAbandon, nil)
+	h.run(input)
+}
