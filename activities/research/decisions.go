@@ -2,6 +2,7 @@ package research
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -130,6 +131,12 @@ func (a *DecisionActivities) review(ctx context.Context, q wf.DecisionQuery) (wf
 			return wf.DecisionRecord{}, &pendingError{"review session " + s.ID + " has no verdict"}
 		}
 		rec.Verdict, rec.ReturnTo, rec.Synopsis, rec.Notes = s.Verdict, s.ReturnTo, s.Synopsis, s.Notes
+		if s.FindingsJSON != "" {
+			_ = json.Unmarshal([]byte(s.FindingsJSON), &rec.Findings)
+		}
+		if s.EvidenceJSON != "" {
+			_ = json.Unmarshal([]byte(s.EvidenceJSON), &rec.Evidence)
+		}
 	}
 	return wf.DecisionRecord{Review: &rec}, nil
 }

@@ -32,7 +32,8 @@ func decisionRows(t *testing.T, db *gorm.DB) {
 		review("rr_asked", models.ReviewRequested, "design_reviewer"),
 		review("rr_ok", models.ReviewSubmitted, "design_reviewer"),
 		&models.ReviewSession{ID: "rs_ok", RequestID: "rr_ok", CallerSessionID: "r", OpenedByCredential: "cred_reviewer", OpenedByRole: "agent",
-			Verdict: "needs_changes", ReturnTo: "planned", Synopsis: "the record's synopsis", SubmittedAt: &now},
+			Verdict: "needs_changes", ReturnTo: "planned", Synopsis: "the record's synopsis", SubmittedAt: &now,
+			FindingsJSON: `[{"note":"the method lacks a control"}]`, EvidenceJSON: `{"read":["plan.md"]}`},
 		review("rr_self", models.ReviewSubmitted, "design_reviewer"),
 		&models.ReviewSession{ID: "rs_self", RequestID: "rr_self", CallerSessionID: "other-session", OpenedByCredential: "cred_producer",
 			OpenedByRole: "agent", Verdict: "pass", Synopsis: "mine is fine", SubmittedAt: &now},
@@ -115,7 +116,7 @@ func TestVerifyDecision_OnlyARecordTheApiWroteBacksAGateSignal(t *testing.T) {
 		}
 		rec, err = verifyIn(t, db, q(wf.ReviewVerdictSignal, "rr_ok", now))
 		if err != nil || rec.Review == nil || rec.Review.Verdict != "needs_changes" || rec.Review.ReturnTo != "planned" ||
-			rec.Review.Synopsis != "the record's synopsis" || rec.Review.SnapshotToken != "snap" {
+			rec.Review.Synopsis != "the record's synopsis" || rec.Review.SnapshotToken != "snap" || len(rec.Review.Findings) != 1 || rec.Review.Evidence["read"] == nil {
 			t.Errorf("answered review: %+v, %v", rec.Review, err)
 		}
 		rec, err = verifyIn(t, db, q(wf.ReviewRequestedSignal, "rr_asked", now))

@@ -107,7 +107,8 @@ func (s *Service) recordReflectionVerdict(ctx context.Context, sess models.Revie
 	if err != nil {
 		return nil, err
 	}
-	sig := wf.ReviewVerdict{Kind: req.Kind, RequestID: req.ID, Verdict: v.Verdict, ReturnTo: v.ReturnTo, Synopsis: v.Synopsis, Notes: v.Notes}
+	sig := wf.ReviewVerdict{Kind: req.Kind, RequestID: req.ID, Verdict: v.Verdict, ReturnTo: v.ReturnTo, Synopsis: v.Synopsis, Notes: v.Notes,
+		Findings: v.Findings, Evidence: v.Evidence}
 	_, err = models.SubmitVerdict(ctx, s.DB, sess.ID, v.session(),
 		func(models.ReviewRequest) error {
 			return s.signalReflection(ctx, req.TargetID, wf.ReviewVerdictSignal, sig)

@@ -53,3 +53,13 @@ func noteExpired(gate map[string]any, r wf.ReviewState) {
 		gate["hint"] = "the last review request expired unanswered; call review.request again"
 	}
 }
+
+// decodedJSON is a stored JSON column's value (nil when empty).
+func decodedJSON(raw string) any {
+	if raw == "" {
+		return nil
+	}
+	var v any
+	_ = json.Unmarshal([]byte(raw), &v)
+	return v
+}

@@ -177,7 +177,8 @@ func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, 
 	if err != nil {
 		return nil, err
 	}
-	sig := wf.ReviewVerdict{Kind: req.Kind, RequestID: req.ID, Verdict: v.Verdict, ReturnTo: v.ReturnTo, Synopsis: v.Synopsis, Notes: v.Notes}
+	sig := wf.ReviewVerdict{Kind: req.Kind, RequestID: req.ID, Verdict: v.Verdict, ReturnTo: v.ReturnTo, Synopsis: v.Synopsis, Notes: v.Notes,
+		Findings: v.Findings, Evidence: v.Evidence}
 	_, err = models.SubmitVerdict(ctx, s.DB, sess.ID, v.session(),
 		func(models.ReviewRequest) error { return s.signal(ctx, req.TargetID, wf.ReviewVerdictSignal, sig) })
 	if err != nil {

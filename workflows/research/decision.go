@@ -79,6 +79,9 @@ type ReviewRecord struct {
 	ReturnTo      string    `json:"return_to,omitempty"`
 	Synopsis      string    `json:"synopsis,omitempty"`
 	Notes         string    `json:"notes,omitempty"`
+	// Findings and Evidence are review.submit's, kept for the producer.
+	Findings []any          `json:"findings,omitempty"`
+	Evidence map[string]any `json:"evidence,omitempty"`
 }
 
 // RejectedSignal is a gate-opening signal no record backed.
@@ -140,5 +143,6 @@ func verifyDecision(ctx workflow.Context, q DecisionQuery, rejected *[]RejectedS
 
 // verdictOf turns a submitted review record into the verdict it carries.
 func verdictOf(r ReviewRecord) ReviewVerdict {
-	return ReviewVerdict{Kind: r.Kind, RequestID: r.RequestID, Verdict: r.Verdict, ReturnTo: r.ReturnTo, Synopsis: r.Synopsis, Notes: r.Notes}
+	return ReviewVerdict{Kind: r.Kind, RequestID: r.RequestID, Verdict: r.Verdict, ReturnTo: r.ReturnTo, Synopsis: r.Synopsis, Notes: r.Notes,
+		Findings: r.Findings, Evidence: r.Evidence}
 }

@@ -216,7 +216,8 @@ func (w *experiment) reviewVerdict(now time.Time, v ReviewVerdict) {
 		return
 	}
 	w.state.RevisionContext = &RevisionContext{From: w.state.Status, Verdict: v.Verdict, ReturnTo: string(route.To),
-		Synopsis: v.Synopsis, Notes: v.Notes, RequestID: v.RequestID}
+		Synopsis: v.Synopsis, Notes: v.Notes, RequestID: v.RequestID,
+		Findings: v.Findings, Evidence: v.Evidence}
 	w.state.Reviews[v.Kind] = ReviewState{Status: ReviewStatusNone}
 	w.moveByVerdict(now, v, route)
 }

@@ -43,6 +43,7 @@ func (l *ledger) record(signal string, v any) {
 	case ReviewVerdict:
 		r := l.review(p.RequestID)
 		r.Status, r.Verdict, r.ReturnTo, r.Synopsis, r.Notes = RecordSubmitted, p.Verdict, p.ReturnTo, p.Synopsis, p.Notes
+		r.Findings, r.Evidence = p.Findings, p.Evidence
 		l.setReview(p.RequestID, r)
 	case ProposalRef:
 		l.records[signal+p.ProposalID] = DecisionRecord{Proposal: &p}

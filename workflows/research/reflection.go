@@ -218,7 +218,8 @@ func (w *reflection) reviewVerdict(now time.Time, v ReviewVerdict) {
 		return
 	}
 	w.state.RevisionContext = &RevisionContext{From: gates.Status(w.state.Status), Verdict: v.Verdict, ReturnTo: string(route.To),
-		Synopsis: v.Synopsis, Notes: v.Notes, RequestID: v.RequestID}
+		Synopsis: v.Synopsis, Notes: v.Notes, RequestID: v.RequestID,
+		Findings: v.Findings, Evidence: v.Evidence}
 	w.state.Reviews[v.Kind] = ReviewState{Status: ReviewStatusNone}
 	if route.NewRevision {
 		w.newProposalRevision()

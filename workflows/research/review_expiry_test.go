@@ -69,9 +69,16 @@ func TestExperiment_ASecondRoleCannotDisplaceAnOpenHumanReview(t *testing.T) {
 			h.signal(ReviewStartedSignal, ReviewStarted{Kind: "design", RequestID: "rr_human"})
 		}).
 		add(func() {
-			h.signal(ReviewVerdictSignal, ReviewVerdict{Kind: "design", RequestID: "rr_human", Verdict: gates.VerdictNeedsChanges, Synopsis: "tighten"})
+			h.signal(ReviewVerdictSignal, ReviewVerdict{Kind: "design", RequestID: "rr_human", Verdict: gates.VerdictNeedsChanges, Synopsis: "tighten",
+				Findings: []any{"no control group"}, Evidence: map[string]any{"read": "plan.md"}})
 		}).
 		expect(gates.Planned, gate("design_review_required"), 0).
+		add(func() {
+			// The producer sees the reviewer's findings and evidence.
+			if rc := h.state().RevisionContext; rc == nil || len(rc.Findings) != 1 || rc.Evidence["read"] != "plan.md" {
+				t.Errorf("revision_context %+v", rc)
+			}
+		}).
 		transition(gates.TAbandon, nil)
 	h.run(input)
 }

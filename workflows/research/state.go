@@ -59,6 +59,9 @@ type RevisionContext struct {
 	Notes     string       `json:"notes,omitempty"`
 	Reason    string       `json:"reason,omitempty"`
 	RequestID string       `json:"review_request_id,omitempty"`
+	// Findings and Evidence are the rejecting reviewer's.
+	Findings []any          `json:"findings,omitempty"`
+	Evidence map[string]any `json:"evidence,omitempty"`
 }
 
 // TransitionRecord is one sealed status change.
