@@ -47,8 +47,8 @@ func (s *Service) reflectionStatus(ctx context.Context, c *Call, p models.Projec
 	}
 	if d.ArtifactRole != "" {
 		t := rg.Templates[d.ArtifactRole]
-		g := map[string]any{"target_type": "reflection", "target_id": r.ID, "role": t.Role, "template": t.Text, "guidance": t.Guidance,
-			"path": "reflections/" + r.ID + "/" + t.Path}
+		g := map[string]any{"target_type": "reflection", "target_id": r.ID, "role": t.Role, "template": t.Text,
+			"guidance": rg.GuidanceOf(d.ArtifactRole), "checks": rg.Checks(d.ArtifactRole), "path": "reflections/" + r.ID + "/" + t.Path}
 		if d.ArtifactRole == string(rg.EvLensDocs) {
 			lens := st.NextLens()
 			g["lens_id"], g["path"] = lens, "reflections/"+r.ID+"/lenses/"+lens+".md"

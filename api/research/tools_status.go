@@ -65,7 +65,8 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 	if d.ArtifactRole != "" {
 		t := gates.Templates[d.ArtifactRole]
 		workflow["artifact_guidance"] = map[string]any{"target_type": "experiment", "role": t.Role,
-			"path": "experiments/" + e.Name + "/" + t.Path, "template": t.Text, "guidance": t.Guidance}
+			"path": "experiments/" + e.Name + "/" + t.Path, "template": t.Text, "guidance": gates.GuidanceOf(d.ArtifactRole),
+			"checks": gates.Checks(d.ArtifactRole), "required_sections": t.Sections, "max_bytes": gates.MaxGatedArtifactBytes}
 	}
 	live, err := s.liveExperiments(ctx, p.ID)
 	if err != nil {
