@@ -59,3 +59,9 @@ func take(q *gorm.DB, out any) error {
 	}
 	return err
 }
+
+// StorageObjectByID loads a storage object row (ErrNoRecord if none).
+func StorageObjectByID(ctx context.Context, db *gorm.DB, id string) (StorageObject, error) {
+	var o StorageObject
+	return o, take(db.WithContext(ctx).Where("id = ?", id), &o)
+}
