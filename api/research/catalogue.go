@@ -51,6 +51,10 @@ type Tool struct {
 
 var families = map[string][]Tool{}
 
+// alsoNeedsStorage are tools of another family that only object storage
+// makes work: with storage off they are absent, not failing.
+var alsoNeedsStorage = map[string]bool{"sandbox.pull_outputs": true}
+
 // registerFamily adds a family's tools; called from each tools_*.go init.
 func registerFamily(name string, tools ...Tool) {
 	if _, dup := families[name]; dup {
@@ -96,6 +100,9 @@ func NewCatalogue(f config.Features) (*Catalogue, error) {
 			if !f.Tracking {
 				continue
 			}
+		}
+		if alsoNeedsStorage[t.Name] && !f.Storage {
+			continue
 		}
 		if !toolName.MatchString(t.Name) || t.Description == "" {
 			return nil, fmt.Errorf("research tool %q: bad name or no description", t.Name)
