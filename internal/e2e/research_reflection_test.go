@@ -167,7 +167,7 @@ func TestResearch_ReflectionFromCreateToPublishedThroughMCP(t *testing.T) {
 	d.run()
 	for _, g := range []string{"reflection_roster_incomplete", "reflections_complete", "project_graph_required", "reflection_doc_required",
 		"change_spec_required", "reflection_review_required", "reflection_review", "reflection_review_passed",
-		"consolidation_proposal_required", "consolidating"} {
+		"consolidation_proposal_required", "consolidation_review_required"} {
 		if !containsStr(d.seenGates, g) {
 			t.Errorf("gate %s never seen: %v", g, d.seenGates)
 		}

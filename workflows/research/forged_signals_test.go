@@ -101,7 +101,7 @@ func TestReflection_ForgedSignalsOpenNoGateAndAreLogged(t *testing.T) {
 	forge(ProposalSubmittedSignal, ProposalRef{ProposalID: "cp_forged", BaseSHA: "base", ProposalSHA: "evil"})
 	w.expect(rg.Consolidating, "consolidation_proposal_required", 0).propose(0)
 	forge(ReviewVerdictSignal, ReviewVerdict{Kind: "consolidation", RequestID: "rr_forged", Verdict: gates.VerdictPass})
-	w.expect(rg.Consolidating, "consolidating", 0).
+	w.expect(rg.Consolidating, "consolidation_review_required", 0).
 		step(func() {
 			st := w.state()
 			if st.Advance != nil || st.Proposal == nil || st.Proposal.ProposalID != "cp" || len(st.RejectedSignals) != 3 {

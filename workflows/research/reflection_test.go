@@ -198,7 +198,7 @@ func TestReflection_EveryRejectionPathThenPublished(t *testing.T) {
 		review("reflection", gates.VerdictPass, "").expect(rg.ReflectionReview, "reflection_review_passed", 1).
 		transition(rg.TBeginConsolidation, false).expect(rg.Consolidating, "consolidation_proposal_required", 1).
 		propose(1).expect(rg.Consolidating, "consolidation_proposal_required", 1).
-		propose(0).expect(rg.Consolidating, "consolidating", 1).propose(0).
+		propose(0).expect(rg.Consolidating, "consolidation_review_required", 1).propose(0).
 		review("consolidation", gates.VerdictNeedsChanges, "").expect(rg.Consolidating, "consolidation_proposal_required", 1).
 		// Revision 1 passes review; its advance is stale, which opens revision 2.
 		propose(1).review("consolidation", gates.VerdictPass, "").expect(rg.Consolidating, "consolidation_proposal_required", 1).

@@ -51,6 +51,9 @@ func Evaluate(status Status, f gates.Facts) gates.Decision {
 			if lv == gates.Started {
 				d.NextAction = first.WaitAction
 			}
+			if (lv == gates.Requested || lv == gates.Started) && first.RequestedGate != "" {
+				d.Gate = first.RequestedGate
+			}
 		case KindAdvance:
 			if lv == gates.Invalid {
 				d.Gate, d.NextAction = first.InvalidGate, first.InvalidAction

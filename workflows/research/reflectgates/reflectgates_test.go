@@ -35,6 +35,9 @@ func TestTable_EveryRequirementNamesItsGateInOrder(t *testing.T) {
 					case r.Kind == KindAdvance && lv == gates.Invalid:
 						wantGate, wantNext = r.InvalidGate, r.InvalidAction
 					}
+					if r.Kind == KindReview && r.RequestedGate != "" && (lv == gates.Requested || lv == gates.Started) {
+						wantGate = r.RequestedGate
+					}
 					if d.Gate != wantGate || d.NextAction != wantNext {
 						t.Fatalf("gate/next = %s/%s, want %s/%s", d.Gate, d.NextAction, wantGate, wantNext)
 					}
@@ -120,6 +123,7 @@ func TestTable_PathsWalkTheContractGates(t *testing.T) {
 		{ReflectionReview, gates.Facts{EvReflectionReview: gates.Satisfied}},
 		{Consolidating, gates.Facts{}},
 		{Consolidating, gates.Facts{EvProposal: gates.Satisfied}},
+		{Consolidating, gates.Facts{EvProposal: gates.Satisfied, EvConsolidationReview: gates.Requested}},
 		{Consolidating, gates.Facts{EvProposal: gates.Satisfied, EvConsolidationReview: gates.Satisfied}},
 		{Published, gates.Facts{}},
 	}
@@ -128,7 +132,7 @@ func TestTable_PathsWalkTheContractGates(t *testing.T) {
 	}
 	want := []string{"reflection_roster_incomplete", "reflections_complete", "project_graph_required", "reflection_doc_required",
 		"change_spec_required", "reflection_review_required", "reflection_review", "reflection_review_passed",
-		"consolidation_proposal_required", "consolidating", "central_advance_required", "terminal"}
+		"consolidation_proposal_required", "consolidation_review_required", "consolidating", "central_advance_required", "terminal"}
 	if !slices.Equal(seen, want) {
 		t.Fatalf("gates %v\nwant  %v", seen, want)
 	}

@@ -57,6 +57,9 @@ type Requirement struct {
 	AllowedTools []string
 	// WaitAction is the next action of a review row once the review started.
 	WaitAction string
+	// RequestedGate, when set, replaces Gate for a review row once the
+	// review is requested (consolidation_review_required → consolidating).
+	RequestedGate string
 	// InvalidGate and InvalidAction describe a failed advance.
 	InvalidGate, InvalidAction string
 	// LocksSide blocks the side transitions (abandon) while this evidence
@@ -130,7 +133,7 @@ var Table = []Stage{
 		Status: Consolidating,
 		Requirements: []Requirement{
 			{Evidence: EvProposal, Kind: KindProposal, Gate: "consolidation_proposal_required", NextAction: "submit_consolidation_proposal", AllowedTools: []string{toolConsGet, toolConsSubmit}},
-			{Evidence: EvConsolidationReview, Kind: KindReview, Gate: "consolidating", NextAction: "launch_consolidation_reviewer", WaitAction: "wait_for_consolidation_review", AllowedTools: []string{toolReviewReq, toolReviewStatus}},
+			{Evidence: EvConsolidationReview, Kind: KindReview, Gate: "consolidation_review_required", RequestedGate: "consolidating", NextAction: "launch_consolidation_reviewer", WaitAction: "wait_for_consolidation_review", AllowedTools: []string{toolReviewReq, toolReviewStatus}},
 			{Evidence: EvCentralAdvance, Kind: KindAdvance, Gate: "central_advance_required", NextAction: "wait_for_central_advance", AllowedTools: []string{},
 				InvalidGate: "consolidation_proposal_required", InvalidAction: "submit_consolidation_proposal", LocksSide: true},
 		},
