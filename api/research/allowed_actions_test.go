@@ -17,9 +17,22 @@ import (
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 )
 
+// statusWorkflow is the workflow block of one experiment's
+// status_and_next: allowed_actions and review_gate.
+type statusWorkflow struct {
+	Allowed    []string       `json:"allowed_actions"`
+	ReviewGate map[string]any `json:"review_gate"`
+}
+
 // statusAllowed answers allowed_actions of one experiment at st, for p,
 // in a deployment with features f.
 func statusAllowed(t *testing.T, f config.Features, p platform.Principal, st wf.ExperimentState) []string {
+	t.Helper()
+	return statusOfExperiment(t, f, p, st).Allowed
+}
+
+// statusOfExperiment answers the workflow block of one experiment at st.
+func statusOfExperiment(t *testing.T, f config.Features, p platform.Principal, st wf.ExperimentState) statusWorkflow {
 	t.Helper()
 	s := newTestService(t)
 	cat, err := NewCatalogue(f)
@@ -43,12 +56,37 @@ func statusAllowed(t *testing.T, f config.Features, p platform.Principal, st wf.
 	}
 	raw, _ := json.Marshal(out)
 	var env struct {
-		Workflow struct {
-			Allowed []string `json:"allowed_actions"`
-		} `json:"workflow"`
+		Workflow statusWorkflow `json:"workflow"`
 	}
 	_ = json.Unmarshal(raw, &env)
-	return env.Workflow.Allowed
+	return env.Workflow
+}
+
+// TestStatusAndNext_ReviewGateStatusesAreTheContracts: a pass on a
+// snapshot the target has left is attested_blocked; an expired request
+// is none with a hint to request again.
+func TestStatusAndNext_ReviewGateStatusesAreTheContracts(t *testing.T) {
+	agent := platform.Principal{CredentialID: "a", Role: platform.RoleAgent, AllProjects: true}
+	f := config.Features{Storage: true, Sandboxes: true}
+	for _, c := range []struct {
+		review     wf.ReviewState
+		status     string
+		hasRequest bool
+	}{
+		{wf.ReviewState{Status: wf.ReviewStatusPassed, RequestID: "rr_p", SnapshotToken: "an-earlier-snapshot"}, "attested_blocked", true},
+		{wf.ReviewState{Status: wf.ReviewStatusNone, ExpiredRequestID: "rr_x"}, "none", false},
+		{wf.ReviewState{Status: wf.ReviewStatusRequested, RequestID: "rr_r"}, "requested", true},
+		{wf.ReviewState{Status: wf.ReviewStatusStarted, RequestID: "rr_s"}, "started", true},
+	} {
+		g := statusOfExperiment(t, f, agent, wf.ExperimentState{Status: gates.DesignReview, Artifacts: map[string]wf.ArtifactRef{},
+			Reviews: map[string]wf.ReviewState{"design": c.review}}).ReviewGate
+		if g["status"] != c.status || (g["request_id"] != nil) != c.hasRequest {
+			t.Errorf("%+v: review_gate %v, want status %s", c.review, g, c.status)
+		}
+		if (c.status == "attested_blocked" || c.review.ExpiredRequestID != "") && g["hint"] == nil {
+			t.Errorf("%+v: no hint to request again: %v", c.review, g)
+		}
+	}
 }
 
 // TestStatusAndNext_AllowedActionsAreWhatThisCallerMayCallNow: no hidden

@@ -7,7 +7,6 @@ import (
 	"gorm.io/gorm"
 
 	models "github.com/gatehouse/gatehouse/models/research"
-	wf "github.com/gatehouse/gatehouse/workflows/research"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
 
@@ -33,10 +32,7 @@ func (s *Service) reflectionStatus(ctx context.Context, c *Call, p models.Projec
 		"reflection_id": r.ID}
 	if kind := st.ReviewKind(); d.ReviewEvidence != "" && kind != "" {
 		rv := st.Reviews[kind]
-		status := rv.Status
-		if status == "" || status == wf.ReviewStatusPassed {
-			status = "none"
-		}
+		status := reviewGateStatus(rv)
 		g := map[string]any{"role": kind + "_reviewer", "skill": kind + "-review", "target_type": "reflection", "target_id": r.ID,
 			"status": status, "label": kind + " review", "read_only": true}
 		if rv.RequestID != "" && status != "none" {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/gatehouse/gatehouse/models/platform"
 	models "github.com/gatehouse/gatehouse/models/research"
-	wf "github.com/gatehouse/gatehouse/workflows/research"
 )
 
 // mayOpenReview refuses a reviewer the review's rules exclude: a human
@@ -43,15 +42,6 @@ func (v Verdict) session() models.ReviewSession {
 		s.EvidenceJSON = string(raw)
 	}
 	return s
-}
-
-// noteExpired tells the producer, on a review gate whose last request
-// expired unanswered, to request a new review.
-func noteExpired(gate map[string]any, r wf.ReviewState) {
-	if r.Status == wf.ReviewStatusNone && r.ExpiredRequestID != "" {
-		gate["expired_request_id"] = r.ExpiredRequestID
-		gate["hint"] = "the last review request expired unanswered; call review.request again"
-	}
 }
 
 // decodedJSON is a stored JSON column's value (nil when empty).

@@ -50,10 +50,7 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 	if d.ReviewEvidence != "" {
 		kind := wf.ReviewKindOf(st.Status)
 		r := st.Reviews[kind]
-		status := r.Status
-		if status == "" || status == wf.ReviewStatusPassed {
-			status = "none"
-		}
+		status := reviewGateStatus(r)
 		g := map[string]any{"role": kind + "_reviewer", "skill": kind + "-review", "target_type": "experiment", "target_id": e.ID,
 			"status": status, "label": kind + " review", "read_only": true}
 		if r.RequestID != "" && status != "none" {
