@@ -44,8 +44,15 @@ func TestStatusAndNext_ProjectGatesFollowFinishedAndLiveExperiments(t *testing.T
 			t.Fatalf("two finished, none live: %s %v", g, allowed)
 		}
 		add(3, "running")
+		if err := db.Model(&models.Experiment{}).Where("id = ?", "exp_g3").Update("next_action", "write_and_submit_results_report").Error; err != nil {
+			t.Fatal(err)
+		}
 		if g, _ := gate(); g != "live_experiments" {
 			t.Fatalf("one live: %s", g)
+		}
+		w := invokeOK(t, s, "workflow.status_and_next", map[string]any{"project_id": "prj_g"})["workflow"].(map[string]any)
+		if w["next_action"] != "write_and_submit_results_report" {
+			t.Fatalf("live_experiments next_action %v, want the live experiment's own", w["next_action"])
 		}
 		for i := 4; i <= 6; i++ {
 			add(i, "abandoned")

@@ -136,7 +136,9 @@ func (s *Service) projectStatus(ctx context.Context, c *Call, p models.Project) 
 	case finished >= finishedBeforeReflection:
 		gate, next, allowed = "reflection_required", "fan_out_reflection_subagents", []string{"reflection.create", "workflow.status_and_next"}
 	case len(live) > 0:
-		gate, next = "live_experiments", "continue_live_experiment"
+		// The project waits on its live work: the next action is the oldest
+		// live experiment's (a word of the contract's list, not an invented one).
+		gate, next = "live_experiments", liveNextAction(live[0])
 	case finished >= finishedSuggestReflection:
 		// Nothing runs and finished work waits to be reflected on: the
 		// natural moment for a wave, though more experiments may start.
@@ -167,4 +169,13 @@ func (s *Service) projectContext(ctx context.Context, p models.Project) (map[str
 	}
 	return map[string]any{"project": p, "latest_reflection": latest, "literature_summary": lit,
 		"claims": ov["claims"].([]models.Claim), "experiments": ov["experiments"].([]map[string]any)}, nil
+}
+
+// liveNextAction is a live experiment's next action as its workflow last
+// mirrored it; an experiment not mirrored yet is at its first gate.
+func liveNextAction(summary map[string]any) string {
+	if next, _ := summary["next_action"].(string); next != "" {
+		return next
+	}
+	return "write_and_submit_plan"
 }
