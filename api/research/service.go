@@ -28,6 +28,8 @@ type Service struct {
 	Cat      *Catalogue
 	// Now is the clock for expiries (nil: the wall clock); tests move it.
 	Now func() time.Time
+
+	tldrs tldrCache
 }
 
 // now returns the service's current time in UTC.
