@@ -76,6 +76,7 @@ func TestStatusAndNext_ReviewGateStatusesAreTheContracts(t *testing.T) {
 		{wf.ReviewState{Status: wf.ReviewStatusPassed, RequestID: "rr_p", SnapshotToken: "an-earlier-snapshot"}, "attested_blocked", true},
 		{wf.ReviewState{Status: wf.ReviewStatusNone, ExpiredRequestID: "rr_x"}, "none", false},
 		{wf.ReviewState{Status: wf.ReviewStatusRequested, RequestID: "rr_r"}, "requested", true},
+		{wf.ReviewState{Status: wf.ReviewStatusRequested, RequestID: "rr_old", SnapshotToken: "a-snapshot-the-target-left"}, "attested_blocked", true},
 		{wf.ReviewState{Status: wf.ReviewStatusStarted, RequestID: "rr_s"}, "started", true},
 	} {
 		g := statusOfExperiment(t, f, agent, wf.ExperimentState{Status: gates.DesignReview, Artifacts: map[string]wf.ArtifactRef{},

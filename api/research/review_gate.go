@@ -4,11 +4,16 @@ import wf "github.com/gatehouse/gatehouse/workflows/research"
 
 // reviewGateStatus is the review_gate status of the contract's list
 // (none, requested, started, attested_blocked) for the review of a gate
-// still waiting for one. A pass that no longer counts, because the target
-// changed after the reviewer attested it, is attested_blocked.
-func reviewGateStatus(r wf.ReviewState) string {
+// still waiting for one, whose target's snapshot is now current. A review
+// that cannot attest the current snapshot is attested_blocked: a pending
+// request for a snapshot the target has left (review.start would refuse
+// it), or a pass that no longer counts because the target changed since.
+func reviewGateStatus(r wf.ReviewState, current string) string {
 	switch r.Status {
 	case wf.ReviewStatusRequested, wf.ReviewStatusStarted:
+		if r.SnapshotToken != "" && r.SnapshotToken != current {
+			return "attested_blocked"
+		}
 		return r.Status
 	case wf.ReviewStatusPassed:
 		return "attested_blocked"
@@ -23,7 +28,7 @@ func noteExpired(gate map[string]any, r wf.ReviewState) {
 		gate["expired_request_id"] = r.ExpiredRequestID
 		gate["hint"] = "the last review request expired unanswered; call review.request again"
 	}
-	if r.Status == wf.ReviewStatusPassed {
-		gate["hint"] = "the review passed an earlier snapshot; the target changed since, so request a new review"
+	if gate["status"] == "attested_blocked" {
+		gate["hint"] = "the review is of an earlier snapshot; the target changed since, so request a new review"
 	}
 }

@@ -50,7 +50,7 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 	if d.ReviewEvidence != "" {
 		kind := wf.ReviewKindOf(st.Status)
 		r := st.Reviews[kind]
-		status := reviewGateStatus(r)
+		status := reviewGateStatus(r, st.SnapshotToken())
 		g := map[string]any{"role": kind + "_reviewer", "skill": kind + "-review", "target_type": "experiment", "target_id": e.ID,
 			"status": status, "label": kind + " review", "read_only": true}
 		if r.RequestID != "" && status != "none" {
@@ -132,21 +132,25 @@ func (s *Service) projectStatus(ctx context.Context, c *Call, p models.Project) 
 	}
 	gate, next := "project_setup", "create_claim_or_experiment"
 	allowed := []string{"claim.create", "experiment.create", "workflow.status_and_next"}
+	blocked := []any{}
 	switch {
 	case finished >= finishedBeforeReflection:
-		gate, next, allowed = "reflection_required", "fan_out_reflection_subagents", []string{"reflection.create", "workflow.status_and_next"}
+		// The reference's words: no wave exists yet, so the action is to
+		// start one, not to fan out its (non-existent) lens subagents.
+		gate, next, allowed = "reflection_required", "start_project_reflection_before_next_experiment", []string{"reflection.create", "claim.create", "workflow.status_and_next"}
+		blocked = []any{map[string]any{"action": "experiment.create", "reason": "reflection_required"}}
 	case len(live) > 0:
-		// The project waits on its live work: the next action is the oldest
-		// live experiment's (a word of the contract's list, not an invented one).
-		gate, next = "live_experiments", liveNextAction(live[0])
+		// The reference's word: tend the live experiments (each one's
+		// status_and_next names its own next action).
+		gate, next = "live_experiments", "tend_live_work"
 	case finished >= finishedSuggestReflection:
 		// Nothing runs and finished work waits to be reflected on: the
 		// natural moment for a wave, though more experiments may start.
-		gate, next = "reflection_suggested", "fan_out_reflection_subagents"
+		gate, next = "reflection_suggested", "consider_project_reflection"
 		allowed = []string{"reflection.create", "claim.create", "experiment.create", "workflow.status_and_next"}
 	}
 	return map[string]any{"scope": "project", "experiment": nil,
-		"workflow": map[string]any{"current_gate": gate, "next_action": next, "allowed_actions": s.allowedActions(c.Principal, allowed, nil), "blocked_actions": []any{},
+		"workflow": map[string]any{"current_gate": gate, "next_action": next, "allowed_actions": s.allowedActions(c.Principal, allowed, nil), "blocked_actions": blocked,
 			"missing_evidence": []any{}, "revision_context": nil, "live_experiments": live},
 		"context": pctx}, nil
 }
@@ -171,11 +175,3 @@ func (s *Service) projectContext(ctx context.Context, p models.Project) (map[str
 		"claims": ov["claims"].([]models.Claim), "experiments": ov["experiments"].([]map[string]any)}, nil
 }
 
-// liveNextAction is a live experiment's next action as its workflow last
-// mirrored it; an experiment not mirrored yet is at its first gate.
-func liveNextAction(summary map[string]any) string {
-	if next, _ := summary["next_action"].(string); next != "" {
-		return next
-	}
-	return "write_and_submit_plan"
-}
