@@ -174,4 +174,3 @@ func (s *Service) projectContext(ctx context.Context, p models.Project) (map[str
 	return map[string]any{"project": p, "latest_reflection": latest, "literature_summary": lit,
 		"claims": ov["claims"].([]models.Claim), "experiments": ov["experiments"].([]map[string]any)}, nil
 }
-
