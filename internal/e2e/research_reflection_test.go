@@ -53,7 +53,7 @@ func (d *reflectionDriver) run() {
 			}
 		case "submit_consolidation_proposal":
 			d.propose()
-		case "wait_for_central_advance", "wait_for_runner_publish":
+		case "advance_central", "wait_for_central_advance", "wait_for_runner_publish":
 			time.Sleep(150 * time.Millisecond)
 		default:
 			t.Fatalf("step %d: an agent cannot act on next_action %q (%v)", step, next, w)

@@ -34,6 +34,8 @@ func TestTable_EveryRequirementNamesItsGateInOrder(t *testing.T) {
 						wantNext = r.WaitAction
 					case r.Kind == KindAdvance && lv == gates.Invalid:
 						wantGate, wantNext = r.InvalidGate, r.InvalidAction
+					case r.Kind == KindAdvance && lv == gates.Requested:
+						wantNext = r.WaitAction
 					}
 					if r.Kind == KindReview && r.RequestedGate != "" && (lv == gates.Requested || lv == gates.Started) {
 						wantGate = r.RequestedGate

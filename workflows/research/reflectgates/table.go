@@ -55,7 +55,8 @@ type Requirement struct {
 	Gate         string
 	NextAction   string
 	AllowedTools []string
-	// WaitAction is the next action of a review row once the review started.
+	// WaitAction is the next action of a review row once the review
+	// started, and of the advance row once the advance is intended.
 	WaitAction string
 	// RequestedGate, when set, replaces Gate for a review row once the
 	// review is requested (consolidation_review_required → consolidating).
@@ -134,7 +135,9 @@ var Table = []Stage{
 		Requirements: []Requirement{
 			{Evidence: EvProposal, Kind: KindProposal, Gate: "consolidation_proposal_required", NextAction: "submit_consolidation_proposal", AllowedTools: []string{toolConsGet, toolConsSubmit}},
 			{Evidence: EvConsolidationReview, Kind: KindReview, Gate: "consolidation_review_required", RequestedGate: "consolidating", NextAction: "launch_consolidation_reviewer", WaitAction: "wait_for_consolidation_review", AllowedTools: []string{toolReviewReq, toolReviewStatus}},
-			{Evidence: EvCentralAdvance, Kind: KindAdvance, Gate: "central_advance_required", NextAction: "wait_for_central_advance", AllowedTools: []string{},
+			// advance_central while the advance is due (the workflow runs it by
+			// itself), wait_for_central_advance once it is intended.
+			{Evidence: EvCentralAdvance, Kind: KindAdvance, Gate: "central_advance_required", NextAction: "advance_central", WaitAction: "wait_for_central_advance", AllowedTools: []string{},
 				InvalidGate: "consolidation_proposal_required", InvalidAction: "submit_consolidation_proposal", LocksSide: true},
 		},
 		// The workflow publishes by itself once the advance is bound (the
