@@ -40,11 +40,8 @@ type Tool struct {
 	Hidden      bool
 	ReadOnly    bool
 	Feature     Feature
-	// Handler is nil for a tool whose family is not built yet: calls answer
-	// not_implemented.
+	// Handler runs the tool; a catalogue refuses a tool without one.
 	Handler Handler
-	// Issue names where a nil-handler tool is built.
-	Issue string
 
 	schema *contracts.Schema
 }
@@ -104,8 +101,8 @@ func NewCatalogue(f config.Features) (*Catalogue, error) {
 		if alsoNeedsStorage[t.Name] && !f.Storage {
 			continue
 		}
-		if !toolName.MatchString(t.Name) || t.Description == "" {
-			return nil, fmt.Errorf("research tool %q: bad name or no description", t.Name)
+		if !toolName.MatchString(t.Name) || t.Description == "" || t.Handler == nil {
+			return nil, fmt.Errorf("research tool %q: bad name, no description or no handler", t.Name)
 		}
 		raw, err := json.Marshal(t.Schema)
 		if err != nil {

@@ -122,9 +122,6 @@ func (s *Service) Invoke(ctx context.Context, p platform.Principal, name string,
 		te.Details = map[string]any{"violations": vs}
 		return nil, te
 	}
-	if t.Handler == nil {
-		return nil, &ToolError{Code: "not_implemented", Message: t.Name + " is listed but not built in this version (" + t.Issue + ")"}
-	}
 	out, herr := t.Handler(ctx, s, &Call{Tool: t, Principal: p, Args: args})
 	if herr != nil {
 		return nil, s.asToolError(ctx, t.Name, herr)
