@@ -44,13 +44,18 @@ func (s *Service) experiment(ctx context.Context, c *Call, projectID, id string)
 // target loads the experiment a target_id names; errors point at /target_id.
 func (s *Service) target(ctx context.Context, c *Call, projectID, id string) (models.Experiment, error) {
 	_, e, err := s.experiment(ctx, c, projectID, id)
+	return e, targetError(err)
+}
+
+// targetError points an experiment lookup's error at /target_id.
+func targetError(err error) error {
 	var te *ToolError
 	if errors.As(err, &te) && te.Pointer == "/experiment_id" {
 		cp := *te
 		cp.Pointer = "/target_id"
-		return e, &cp
+		return &cp
 	}
-	return e, err
+	return err
 }
 
 // state reads the experiment's state: its workflow's query (the authority

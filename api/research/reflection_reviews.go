@@ -44,8 +44,12 @@ func (s *Service) reflectionReviewRequest(ctx context.Context, c *Call, in revie
 	if kind == "" || st.Decision().ReviewEvidence == "" {
 		return nil, toolErr("gate_blocked", "/target_id", "no review is due at reflection gate %s", st.Decision().Gate)
 	}
-	if in.Role != kind+"_reviewer" && in.Role != "human" && in.Role != "automated_check" {
-		return nil, toolErr("invalid_input", "/role", "the %s review needs role %s_reviewer, human or automated_check", kind, kind)
+	proj, err := s.project(ctx, c, in.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	if err := reviewRoleFits(proj, kind, in.Role); err != nil {
+		return nil, err
 	}
 	if in.ProducerSessionID == "" {
 		in.ProducerSessionID = "main"

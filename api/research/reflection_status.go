@@ -33,7 +33,7 @@ func (s *Service) reflectionStatus(ctx context.Context, c *Call, p models.Projec
 	if kind := st.ReviewKind(); d.ReviewEvidence != "" && kind != "" {
 		rv := st.Reviews[kind]
 		status := reviewGateStatus(rv, st.SnapshotToken())
-		g := map[string]any{"role": kind + "_reviewer", "skill": kind + "-review", "target_type": "reflection", "target_id": r.ID,
+		g := map[string]any{"role": reviewRoleOf(p, kind), "skill": kind + "-review", "target_type": "reflection", "target_id": r.ID,
 			"status": status, "label": kind + " review", "read_only": true}
 		if rv.RequestID != "" && status != "none" {
 			g["request_id"], g["expires_at"] = rv.RequestID, rv.ExpiresAt

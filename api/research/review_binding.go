@@ -53,3 +53,26 @@ func decodedJSON(raw string) any {
 	_ = json.Unmarshal([]byte(raw), &v)
 	return v
 }
+
+// reviewRoleFits refuses a role that cannot review kind in project p: the
+// kind's own reviewer, human or automated_check, and only human where the
+// project's operator marked the kind human (so an agent cannot avoid the
+// human review by choosing another role).
+func reviewRoleFits(p models.Project, kind, role string) error {
+	if p.RequiresHumanReview(kind) && role != models.RoleHuman {
+		return &ToolError{Code: "forbidden", Pointer: "/role", Reason: "human_review_required",
+			Message: "this project's " + kind + " reviews are human: request role human, which an operator answers"}
+	}
+	if role != kind+"_reviewer" && role != models.RoleHuman && role != "automated_check" {
+		return toolErr("invalid_input", "/role", "the %s review needs role %s_reviewer, human or automated_check", kind, kind)
+	}
+	return nil
+}
+
+// reviewRoleOf is the role a review of kind in p is requested with.
+func reviewRoleOf(p models.Project, kind string) string {
+	if p.RequiresHumanReview(kind) {
+		return models.RoleHuman
+	}
+	return kind + "_reviewer"
+}

@@ -75,9 +75,9 @@ func reviewRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 	if in.TargetType == "reflection" {
 		return s.reflectionReviewRequest(ctx, c, in)
 	}
-	e, err := s.target(ctx, c, in.ProjectID, in.TargetID)
+	proj, e, err := s.experiment(ctx, c, in.ProjectID, in.TargetID)
 	if err != nil {
-		return nil, err
+		return nil, targetError(err)
 	}
 	st, err := s.state(ctx, e.ID)
 	if err != nil {
@@ -87,8 +87,8 @@ func reviewRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 	if kind == "" {
 		return nil, toolErr("gate_blocked", "/target_id", "no review is due at status %s", st.Status)
 	}
-	if in.Role != kind+"_reviewer" && in.Role != "human" && in.Role != "automated_check" {
-		return nil, toolErr("invalid_input", "/role", "the %s review needs role %s_reviewer, human or automated_check", kind, kind)
+	if err := reviewRoleFits(proj, kind, in.Role); err != nil {
+		return nil, err
 	}
 	if in.ProducerSessionID == "" {
 		in.ProducerSessionID = "main"

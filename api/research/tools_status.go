@@ -51,7 +51,7 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 		kind := wf.ReviewKindOf(st.Status)
 		r := st.Reviews[kind]
 		status := reviewGateStatus(r, st.SnapshotToken())
-		g := map[string]any{"role": kind + "_reviewer", "skill": kind + "-review", "target_type": "experiment", "target_id": e.ID,
+		g := map[string]any{"role": reviewRoleOf(p, kind), "skill": kind + "-review", "target_type": "experiment", "target_id": e.ID,
 			"status": status, "label": kind + " review", "read_only": true}
 		if r.RequestID != "" && status != "none" {
 			g["request_id"], g["expires_at"] = r.RequestID, r.ExpiresAt

@@ -23,5 +23,6 @@ func Migrations() []migrate.Migration {
 		FinalStateMigration(),
 		SandboxHostQueueMigration(),
 		ReviewBindingMigration(),
+		ProjectHumanReviewsMigration(),
 	}
 }

@@ -4,12 +4,15 @@ import "time"
 
 // Project is a research project.
 type Project struct {
-	ID          string    `gorm:"primaryKey;size:64" json:"id"`
-	Name        string    `gorm:"size:200;not null;uniqueIndex" json:"name"`
-	Description string    `gorm:"size:4000;not null;default:''" json:"description"`
-	CreatedBy   string    `gorm:"size:32;not null" json:"created_by"`
-	CreatedAt   time.Time `json:"created_at"`
-	UpdatedAt   time.Time `json:"updated_at"`
+	ID          string `gorm:"primaryKey;size:64" json:"id"`
+	Name        string `gorm:"size:200;not null;uniqueIndex" json:"name"`
+	Description string `gorm:"size:4000;not null;default:''" json:"description"`
+	// HumanReviews lists, comma-separated, the review kinds an operator
+	// marked as human: only an operator answers them.
+	HumanReviews string    `gorm:"size:200;not null;default:''" json:"human_reviews"`
+	CreatedBy    string    `gorm:"size:32;not null" json:"created_by"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
 }
 
 // TableName pins the table name.
