@@ -80,13 +80,9 @@ func TestTable_AllRequirementsMetOpensForward(t *testing.T) {
 		if d.Gate != st.Forward.Gate || d.NextAction != st.Forward.NextAction || len(d.MissingEvidence) != 0 {
 			t.Errorf("%s: got %+v", st.Status, d)
 		}
-		m, err := Check(st.Status, f, st.Forward.Transition)
-		if err != nil {
+		if _, err := Check(st.Status, f, st.Forward.Transition); err != nil {
 			t.Errorf("%s: forward refused: %v", st.Status, err)
 			continue
-		}
-		if !slices.Contains(m.From, st.Status) {
-			t.Errorf("%s: move %s does not leave this status", st.Status, m.Name)
 		}
 		for _, other := range Moves {
 			if other.Name == st.Forward.Transition || slices.Contains(st.Side, other.Name) {

@@ -147,19 +147,19 @@ var Table = []Stage{
 	},
 }
 
-// Move is where a transition takes a reflection.
+// Move is where a transition takes a reflection; which statuses it
+// leaves is the table's (a stage's Forward and Side).
 type Move struct {
 	Name string
-	From []Status // nil: every open status
 	To   Status
 }
 
 // Moves lists every transition.
 var Moves = []Move{
-	{Name: TSubmitReflections, From: []Status{Reflecting}, To: Synthesizing},
-	{Name: TSubmitReflectionArtifacts, From: []Status{Synthesizing}, To: ReflectionReview},
-	{Name: TBeginConsolidation, From: []Status{ReflectionReview}, To: Consolidating},
-	{Name: TPublish, From: []Status{Consolidating}, To: Published},
+	{Name: TSubmitReflections, To: Synthesizing},
+	{Name: TSubmitReflectionArtifacts, To: ReflectionReview},
+	{Name: TBeginConsolidation, To: Consolidating},
+	{Name: TPublish, To: Published},
 	{Name: TAbandon, To: Abandoned},
 }
 
