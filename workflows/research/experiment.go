@@ -116,6 +116,12 @@ func (w *experiment) run(ctx workflow.Context) (ExperimentState, error) {
 // not allow.
 func (w *experiment) validateTransition(ctx workflow.Context, req TransitionRequest) error {
 	_, err := gates.Check(w.state.Status, w.state.Facts(), req.Transition)
+	return refusal(err)
+}
+
+// refusal turns a gate check's error into the validator's typed refusal
+// (gate_blocked with the blocked details, or invalid_input); nil stays nil.
+func refusal(err error) error {
 	var be *gates.BlockedError
 	if errors.As(err, &be) {
 		return temporal.NewApplicationErrorWithOptions(be.Error(), ErrTypeGateBlocked,

@@ -1,7 +1,6 @@
 package research
 
 import (
-	"errors"
 	"sort"
 	"time"
 
@@ -96,15 +95,7 @@ func (w *reflection) run(ctx workflow.Context) (ReflectionState, error) {
 // not allow.
 func (w *reflection) validateTransition(ctx workflow.Context, req TransitionRequest) error {
 	_, err := rg.Check(w.state.Status, w.state.Facts(), req.Transition)
-	var be *gates.BlockedError
-	if errors.As(err, &be) {
-		return temporal.NewApplicationErrorWithOptions(be.Error(), ErrTypeGateBlocked,
-			temporal.ApplicationErrorOptions{NonRetryable: true, Details: []any{*be}})
-	}
-	if err != nil {
-		return temporal.NewApplicationErrorWithOptions(err.Error(), ErrTypeInvalidInput, temporal.ApplicationErrorOptions{NonRetryable: true})
-	}
-	return nil
+	return refusal(err)
 }
 
 // ReflectionTransitionResult answers TransitionUpdate on a wave.
