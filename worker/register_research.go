@@ -25,6 +25,8 @@ func registerResearch(r sdkworker.Registry, deps Dependencies) {
 	acts := &researchact.Activities{DB: deps.DB}
 	r.RegisterActivityWithOptions(acts.RecordExperiment, activity.RegisterOptions{Name: researchwf.RecordExperimentActivity})
 	r.RegisterActivityWithOptions(acts.StoreExperimentFinal, activity.RegisterOptions{Name: researchwf.StoreExperimentFinalActivity})
+	decisions := &researchact.DecisionActivities{DB: deps.DB}
+	r.RegisterActivityWithOptions(decisions.VerifyDecision, activity.RegisterOptions{Name: researchwf.VerifyDecisionActivity})
 	r.RegisterWorkflowWithOptions(researchwf.StorageSweep, workflow.RegisterOptions{Name: researchwf.StorageSweepWorkflowName})
 	storage := &researchact.StorageActivities{DB: deps.DB, Blobs: deps.Blobs, Log: deps.Log}
 	r.RegisterActivityWithOptions(storage.SweepStorage, activity.RegisterOptions{Name: researchwf.SweepStorageActivity})

@@ -163,7 +163,7 @@ func followUp(ctx context.Context, tx *gorm.DB, in wf.PublishInput, i int, f rg.
 	id := derivedID("exp_", in.ReflectionID, "followup", i)
 	plan, _ := json.Marshal(map[string]any{"created_by_reflection": in.ReflectionID, "depends_on": f.DependsOn})
 	e, _, err := models.CreateExperiment(ctx, tx, models.Experiment{ID: id, ProjectID: in.ProjectID, Name: f.Name, Intent: f.Intent,
-		PlanJSON: string(plan), Status: "planned"})
+		PlanJSON: string(plan), Status: "planned"}, nil)
 	if err != nil {
 		return wf.FollowUpRef{}, "", err
 	}

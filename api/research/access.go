@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
 	"gorm.io/gorm"
 
 	models "github.com/gatehouse/gatehouse/models/research"
@@ -42,13 +44,18 @@ func (s *Service) experiment(ctx context.Context, c *Call, projectID, id string)
 // target loads the experiment a target_id names; errors point at /target_id.
 func (s *Service) target(ctx context.Context, c *Call, projectID, id string) (models.Experiment, error) {
 	_, e, err := s.experiment(ctx, c, projectID, id)
+	return e, targetError(err)
+}
+
+// targetError points an experiment lookup's error at /target_id.
+func targetError(err error) error {
 	var te *ToolError
 	if errors.As(err, &te) && te.Pointer == "/experiment_id" {
 		cp := *te
 		cp.Pointer = "/target_id"
-		return e, &cp
+		return &cp
 	}
-	return e, err
+	return err
 }
 
 // state reads the experiment's state: its workflow's query (the authority
@@ -85,5 +92,26 @@ func (s *Service) awaitRevision(ctx context.Context, experimentID string, rev in
 
 func (s *Service) signal(ctx context.Context, experimentID, name string, payload any) error {
 	err := s.Temporal.SignalWorkflow(ctx, wf.ExperimentWorkflowID(experimentID), "", name, payload)
+	if s.restartedMissing(ctx, err, experimentID) {
+		err = s.Temporal.SignalWorkflow(ctx, wf.ExperimentWorkflowID(experimentID), "", name, payload)
+	}
 	return closedSignalError(ctx, s.DB, err, "experiment", experimentID, name)
+}
+
+// restartedMissing starts the workflow of an open experiment Temporal does
+// not know (experiment.create stored the row, then could not start it),
+// so the call that found it missing can go on; false if err is not that.
+func (s *Service) restartedMissing(ctx context.Context, err error, experimentID string) bool {
+	var nf *serviceerror.NotFound
+	if !errors.As(err, &nf) || terminalStatus(ctx, s.DB, "experiment", experimentID) != "" {
+		return false
+	}
+	e, lerr := models.ExperimentByID(ctx, s.DB, experimentID)
+	if lerr != nil || e.Revision != 0 || e.Gate != "" {
+		return false // a run that progressed is not restarted from planned
+	}
+	_, serr := s.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: wf.ExperimentWorkflowID(e.ID), TaskQueue: s.Config.TaskQueue},
+		wf.ExperimentWorkflowName, wf.ExperimentInput{ProjectID: e.ProjectID, ExperimentID: e.ID, Name: e.Name})
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	return serr == nil || errors.As(serr, &started)
 }

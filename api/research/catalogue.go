@@ -40,16 +40,17 @@ type Tool struct {
 	Hidden      bool
 	ReadOnly    bool
 	Feature     Feature
-	// Handler is nil for a tool whose family is not built yet: calls answer
-	// not_implemented.
+	// Handler runs the tool; a catalogue refuses a tool without one.
 	Handler Handler
-	// Issue names where a nil-handler tool is built.
-	Issue string
 
 	schema *contracts.Schema
 }
 
 var families = map[string][]Tool{}
+
+// alsoNeedsStorage are tools of another family that only object storage
+// makes work: with storage off they are absent, not failing.
+var alsoNeedsStorage = map[string]bool{"sandbox.pull_outputs": true}
 
 // registerFamily adds a family's tools; called from each tools_*.go init.
 func registerFamily(name string, tools ...Tool) {
@@ -97,8 +98,11 @@ func NewCatalogue(f config.Features) (*Catalogue, error) {
 				continue
 			}
 		}
-		if !toolName.MatchString(t.Name) || t.Description == "" {
-			return nil, fmt.Errorf("research tool %q: bad name or no description", t.Name)
+		if alsoNeedsStorage[t.Name] && !f.Storage {
+			continue
+		}
+		if !toolName.MatchString(t.Name) || t.Description == "" || t.Handler == nil {
+			return nil, fmt.Errorf("research tool %q: bad name, no description or no handler", t.Name)
 		}
 		raw, err := json.Marshal(t.Schema)
 		if err != nil {

@@ -16,9 +16,12 @@ func TestCatalogue_CountsForEveryFlagCombination(t *testing.T) {
 		public, hidden int
 	}{
 		{config.Features{Storage: true, Sandboxes: true}, 41, 11},
-		{config.Features{Storage: false, Sandboxes: true}, 37, 9},
+		// Storage off removes its family and sandbox.pull_outputs, which
+		// only object storage makes work.
+		{config.Features{Storage: false, Sandboxes: true}, 36, 9},
 		{config.Features{Storage: true, Sandboxes: true, Tracking: true}, 43, 11},
-		{config.Features{Storage: false, Sandboxes: true, Tracking: true}, 39, 9},
+		{config.Features{Storage: false, Sandboxes: true, Tracking: true}, 38, 9},
+		// Sandboxes off removes the whole sandbox family (sandbox.health included).
 		{config.Features{Storage: true, Sandboxes: false}, 31, 10},
 		{config.Features{Storage: false, Sandboxes: false, Tracking: true}, 29, 8},
 	}
@@ -29,6 +32,15 @@ func TestCatalogue_CountsForEveryFlagCombination(t *testing.T) {
 		}
 		if p, h := cat.Counts(); p != c.public || h != c.hidden {
 			t.Errorf("%+v: %d public + %d hidden, want %d + %d", c.f, p, h, c.public, c.hidden)
+		}
+	}
+	storageOff, err := NewCatalogue(config.Features{Storage: false, Sandboxes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{"storage.submit", "storage.put_object", "sandbox.pull_outputs"} {
+		if _, ok := storageOff.Lookup(gone); ok {
+			t.Errorf("storage off still lists %s", gone)
 		}
 	}
 	if n := len(AllTools()); n != 54 {
@@ -96,12 +108,12 @@ func TestInvoke_BadInputPerFamilyNamesTheField(t *testing.T) {
 	}
 }
 
-// Every family is built now (sandboxes were the last, issue #8): no tool
-// may fall back to not_implemented.
+// Every family is built: a catalogue refuses a tool without a handler,
+// so every registered tool has one.
 func TestCatalogue_EveryToolHasAHandler(t *testing.T) {
 	for _, tool := range AllTools() {
 		if tool.Handler == nil {
-			t.Errorf("%s has no handler (would answer not_implemented)", tool.Name)
+			t.Errorf("%s has no handler", tool.Name)
 		}
 	}
 }

@@ -99,7 +99,8 @@ func consolidationGet(ctx context.Context, s *Service, c *Call) (any, error) {
 	for _, q := range reqs {
 		var sess models.ReviewSession
 		if s.DB.WithContext(ctx).Where("request_id = ?", q.ID).Take(&sess).Error == nil {
-			feedback = append(feedback, map[string]any{"review_request_id": q.ID, "verdict": sess.Verdict, "synopsis": sess.Synopsis, "notes": sess.Notes})
+			feedback = append(feedback, map[string]any{"review_request_id": q.ID, "verdict": sess.Verdict, "synopsis": sess.Synopsis, "notes": sess.Notes,
+				"findings": decodedJSON(sess.FindingsJSON), "evidence": decodedJSON(sess.EvidenceJSON)})
 		}
 	}
 	cur, err := s.central().Read(ctx, r.ProjectID)

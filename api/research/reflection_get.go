@@ -19,14 +19,26 @@ func (s *Service) docRef(ctx context.Context, id string, withContent bool) (map[
 	if err := s.DB.WithContext(ctx).Where("id = ?", id).Take(&a).Error; err != nil {
 		return nil, err
 	}
+	v := map[string]any{"artifact_id": a.ID, "role": a.Role, "path": a.Path, "sha256": a.SHA256, "valid": a.Valid}
+	if a.LensID != "" {
+		v["lens_id"] = a.LensID
+	}
+	tldr, cached := s.tldrs.get(a.ID, a.SHA256)
+	if cached && !withContent {
+		v["tldr"] = tldr
+		return v, nil
+	}
 	text, err := s.readArtifact(ctx, a, 64<<10)
 	if err != nil {
 		return nil, err
 	}
-	v := map[string]any{"artifact_id": a.ID, "role": a.Role, "path": a.Path, "sha256": a.SHA256, "valid": a.Valid, "tldr": rg.TLDR(a.Role, []byte(text))}
-	if a.LensID != "" {
-		v["lens_id"] = a.LensID
+	if !cached {
+		tldr = rg.TLDR(a.Role, []byte(text))
+		if a.UploadedAt != nil {
+			s.tldrs.put(a.ID, a.SHA256, tldr)
+		}
 	}
+	v["tldr"] = tldr
 	if withContent {
 		v["content"] = text
 	}

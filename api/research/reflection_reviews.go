@@ -44,8 +44,12 @@ func (s *Service) reflectionReviewRequest(ctx context.Context, c *Call, in revie
 	if kind == "" || st.Decision().ReviewEvidence == "" {
 		return nil, toolErr("gate_blocked", "/target_id", "no review is due at reflection gate %s", st.Decision().Gate)
 	}
-	if in.Role != kind+"_reviewer" && in.Role != "human" && in.Role != "automated_check" {
-		return nil, toolErr("invalid_input", "/role", "the %s review needs role %s_reviewer, human or automated_check", kind, kind)
+	proj, err := s.project(ctx, c, in.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	if err := reviewRoleFits(proj, kind, in.Role); err != nil {
+		return nil, err
 	}
 	if in.ProducerSessionID == "" {
 		in.ProducerSessionID = "main"
@@ -54,8 +58,9 @@ func (s *Service) reflectionReviewRequest(ctx context.Context, c *Call, in revie
 	snap := reflectionSnapshot(st)
 	raw, _ := json.Marshal(snap)
 	q := models.ReviewRequest{ID: models.NewID("rr_"), ProjectID: r.ProjectID, TargetType: "reflection", TargetID: r.ID, Kind: kind,
-		Role: in.Role, Reason: in.Reason, ProducerSessionID: in.ProducerSessionID, CapabilityHash: platform.HashSecret(capability),
-		SnapshotToken: st.SnapshotToken(), SnapshotJSON: string(raw), Status: models.ReviewRequested, ExpiresAt: s.now().Add(reviewTTL)}
+		Role: in.Role, Reason: in.Reason, ProducerSessionID: in.ProducerSessionID, ProducerCredential: c.Principal.CredentialID,
+		CapabilityHash: platform.HashSecret(capability),
+		SnapshotToken:  st.SnapshotToken(), SnapshotJSON: string(raw), Status: models.ReviewRequested, ExpiresAt: s.now().Add(reviewTTL)}
 	if err := models.CreateReviewRequest(ctx, s.DB, q); err != nil {
 		return nil, err
 	}
@@ -77,7 +82,7 @@ func (s *Service) reflectionReviewRequest(ctx context.Context, c *Call, in revie
 }
 
 // openReflectionSession is openSession for a reflection target.
-func (s *Service) openReflectionSession(ctx context.Context, r models.ReviewRequest, callerSessionID, agent string) (models.ReviewSession, error) {
+func (s *Service) openReflectionSession(ctx context.Context, r models.ReviewRequest, p platform.Principal, callerSessionID, agent string) (models.ReviewSession, error) {
 	st, err := s.reflectionState(ctx, r.TargetID)
 	if err != nil {
 		return models.ReviewSession{}, err
@@ -85,7 +90,7 @@ func (s *Service) openReflectionSession(ctx context.Context, r models.ReviewRequ
 	if st.SnapshotToken() != r.SnapshotToken {
 		return models.ReviewSession{}, toolErr("conflict", "/review_request_id", "the reflection changed since the review was requested; the producer must request a new review")
 	}
-	sess := models.ReviewSession{ID: "rs_" + models.RandomHex(16), RequestID: r.ID, CallerSessionID: callerSessionID, DeclaredAgent: agent}
+	sess := newReviewSession(r, p, callerSessionID, agent)
 	if err := models.StartReviewSession(ctx, s.DB, r, sess); err != nil {
 		return models.ReviewSession{}, err
 	}
@@ -106,8 +111,9 @@ func (s *Service) recordReflectionVerdict(ctx context.Context, sess models.Revie
 	if err != nil {
 		return nil, err
 	}
-	sig := wf.ReviewVerdict{Kind: req.Kind, RequestID: req.ID, Verdict: v.Verdict, ReturnTo: v.ReturnTo, Synopsis: v.Synopsis, Notes: v.Notes}
-	_, err = models.SubmitVerdict(ctx, s.DB, sess.ID, models.ReviewSession{Verdict: v.Verdict, ReturnTo: v.ReturnTo, Synopsis: v.Synopsis, Notes: v.Notes},
+	sig := wf.ReviewVerdict{Kind: req.Kind, RequestID: req.ID, Verdict: v.Verdict, ReturnTo: v.ReturnTo, Synopsis: v.Synopsis, Notes: v.Notes,
+		Findings: v.Findings, Evidence: v.Evidence}
+	_, err = models.SubmitVerdict(ctx, s.DB, sess.ID, v.session(),
 		func(models.ReviewRequest) error {
 			return s.signalReflection(ctx, req.TargetID, wf.ReviewVerdictSignal, sig)
 		})

@@ -7,14 +7,13 @@ import (
 	"gorm.io/gorm"
 
 	models "github.com/gatehouse/gatehouse/models/research"
-	wf "github.com/gatehouse/gatehouse/workflows/research"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
 
 // reflectionStatus is the project-scope envelope while a wave is open:
 // the wave's gate, next action, review gate and artifact guidance (the
 // next lens_id for a lens doc). ok is false when no wave is open.
-func (s *Service) reflectionStatus(ctx context.Context, p models.Project) (any, bool, error) {
+func (s *Service) reflectionStatus(ctx context.Context, c *Call, p models.Project) (any, bool, error) {
 	var r models.Reflection
 	if s.DB.WithContext(ctx).Where("open_project = ?", p.ID).Take(&r).Error != nil {
 		return nil, false, nil
@@ -27,27 +26,25 @@ func (s *Service) reflectionStatus(ctx context.Context, p models.Project) (any, 
 		return nil, false, nil
 	}
 	d := st.Decision()
-	workflow := map[string]any{"current_gate": d.Gate, "next_action": d.NextAction, "allowed_actions": d.AllowedTools,
+	workflow := map[string]any{"current_gate": d.Gate, "next_action": d.NextAction, "allowed_actions": s.allowedActions(c.Principal, d.AllowedTools, d.Transitions),
 		"allowed_transitions": d.Transitions, "blocked_actions": d.BlockedActions, "missing_evidence": d.MissingEvidence,
 		"revision_context": st.RevisionContext, "status": st.Status, "attempt_index": st.Attempt, "proposal_revision": st.ProposalRevision,
 		"reflection_id": r.ID}
 	if kind := st.ReviewKind(); d.ReviewEvidence != "" && kind != "" {
 		rv := st.Reviews[kind]
-		status := rv.Status
-		if status == "" || status == wf.ReviewStatusPassed {
-			status = "none"
-		}
-		g := map[string]any{"role": kind + "_reviewer", "skill": kind + "-review", "target_type": "reflection", "target_id": r.ID,
+		status := reviewGateStatus(rv, st.SnapshotToken())
+		g := map[string]any{"role": reviewRoleOf(p, kind), "skill": kind + "-review", "target_type": "reflection", "target_id": r.ID,
 			"status": status, "label": kind + " review", "read_only": true}
 		if rv.RequestID != "" && status != "none" {
 			g["request_id"], g["expires_at"] = rv.RequestID, rv.ExpiresAt
 		}
+		noteExpired(g, rv)
 		workflow["review_gate"] = g
 	}
 	if d.ArtifactRole != "" {
 		t := rg.Templates[d.ArtifactRole]
-		g := map[string]any{"target_type": "reflection", "target_id": r.ID, "role": t.Role, "template": t.Text, "guidance": t.Guidance,
-			"path": "reflections/" + r.ID + "/" + t.Path}
+		g := map[string]any{"target_type": "reflection", "target_id": r.ID, "role": t.Role, "template": t.Text,
+			"guidance": rg.GuidanceOf(d.ArtifactRole), "checks": rg.Checks(d.ArtifactRole), "path": "reflections/" + r.ID + "/" + t.Path}
 		if d.ArtifactRole == string(rg.EvLensDocs) {
 			lens := st.NextLens()
 			g["lens_id"], g["path"] = lens, "reflections/"+r.ID+"/lenses/"+lens+".md"

@@ -90,13 +90,18 @@ func reflectionCreate(ctx context.Context, s *Service, c *Call) (any, error) {
 		"next": "fan out one subagent per lens; each writes reflections/" + r.ID + "/lenses/<lens_id>.md and artifact.submit it with role reflection_lens_doc"}, nil
 }
 
-// snapshotCorpus lists the project's finished experiments with their
-// final report, graph and result artifacts (artifacts are immutable, so
-// their ids are the snapshot).
+// snapshotCorpus lists the experiments finished since the project's last
+// published wave with their final report, graph and result artifacts
+// (artifacts are immutable, so their ids are the snapshot).
 func (s *Service) snapshotCorpus(ctx context.Context, projectID string) ([]corpusEntry, error) {
-	var exps []models.Experiment
-	if err := s.DB.WithContext(ctx).Where("project_id = ? AND status IN ?", projectID, []string{"complete", "failed", "abandoned"}).
-		Order("created_at").Find(&exps).Error; err != nil {
+	// The wave reflects on what finished since the last published wave,
+	// not on the whole history the earlier waves already reflected on.
+	since, err := models.LastPublishedAt(ctx, s.DB, projectID)
+	if err != nil {
+		return nil, err
+	}
+	exps, err := models.FinishedSince(ctx, s.DB, projectID, since)
+	if err != nil {
 		return nil, err
 	}
 	base, err := s.central().Read(ctx, projectID)

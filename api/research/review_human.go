@@ -16,10 +16,12 @@ import (
 // Verdict is a reviewer's answer: pass, needs_changes or fail, with
 // return_to for a rejection of an experiment review.
 type Verdict struct {
-	Verdict  string `json:"verdict"`
-	ReturnTo string `json:"return_to,omitempty"`
-	Synopsis string `json:"synopsis"`
-	Notes    string `json:"notes,omitempty"`
+	Verdict  string         `json:"verdict"`
+	ReturnTo string         `json:"return_to,omitempty"`
+	Synopsis string         `json:"synopsis"`
+	Notes    string         `json:"notes,omitempty"`
+	Findings []any          `json:"findings,omitempty"`
+	Evidence map[string]any `json:"evidence,omitempty"`
 }
 
 // NewService builds the research service from the API's dependencies; the
@@ -64,7 +66,7 @@ func (s *Service) answerHumanReview(ctx context.Context, operator platform.Princ
 	if err != nil {
 		return nil, err
 	}
-	if r.Role != "human" {
+	if r.Role != models.RoleHuman {
 		return nil, toolErr("forbidden", "/review_request_id", "review request %s is for a %s, not a human", r.ID, r.Role)
 	}
 	// Check the verdict before opening a session, so a bad one writes nothing.
@@ -77,7 +79,7 @@ func (s *Service) answerHumanReview(ctx context.Context, operator platform.Princ
 		if !s.now().Before(r.ExpiresAt) {
 			return nil, toolErr("expired", "/review_request_id", "the review request expired; ask the producer for a new review.request")
 		}
-		if sess, err = s.openSession(ctx, r, "operator:"+operator.CredentialID, "human:"+operator.Name); err != nil {
+		if sess, err = s.openSession(ctx, r, operator, "operator:"+operator.CredentialID, "human:"+operator.Name); err != nil {
 			return nil, err
 		}
 		r.Status = models.ReviewStarted

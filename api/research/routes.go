@@ -17,16 +17,6 @@ import (
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 )
 
-// Mount builds the research service and registers its routes.
-func Mount(r *rest.Router, d rest.Deps, version string) error {
-	s, err := NewService(d)
-	if err != nil {
-		return err
-	}
-	MountService(r, d, s, version)
-	return nil
-}
-
 // MountService registers /mcp/research, the REST mirror, the artifact
 // upload URL and the operator console's research reads, served by s.
 func MountService(r *rest.Router, d rest.Deps, s *Service, version string) {
@@ -40,7 +30,7 @@ func MountService(r *rest.Router, d rest.Deps, s *Service, version string) {
 		Responses: map[int]string{200: "the catalogue", 401: "no credential"}}, authn, s.listTools)
 	r.Handle(http.MethodPost, "/v1/research/tools/:name", rest.Op{Summary: "Call a research tool with a JSON body", Tag: "research", Auth: agentOrOp,
 		Request: map[string]any{"type": "object"}, Responses: map[int]string{200: "the tool's result", 400: "invalid input", 403: "forbidden",
-			404: "not found", 409: "conflict or gate blocked", 410: "expired", 501: "not implemented"}}, authn, s.callTool)
+			404: "not found", 409: "conflict or gate blocked", 410: "expired", 503: "unavailable (retryable)"}}, authn, s.callTool)
 	r.Undocumented(http.MethodPut, UploadPathPrefix+":token", "raw artifact bytes, authorized by a single-use upload token", s.upload)
 	s.mountStorage(r)
 	op := rest.Require(d.DB, platform.RoleOperator)
@@ -65,7 +55,7 @@ func (s *Service) listTools(c *gin.Context) {
 }
 
 var statusOf = map[string]int{"invalid_input": 400, "forbidden": 403, "not_found": 404, "conflict": 409, "gate_blocked": 409,
-	"expired": 410, "not_implemented": 501, "unavailable": 503}
+	"expired": 410, "unavailable": 503}
 
 func (s *Service) callTool(c *gin.Context) {
 	body, ok := rest.ReadBody(c)
@@ -166,8 +156,9 @@ func (s *Service) upload(c *gin.Context) {
 
 func (s *Service) pendingHumanReviews(c *gin.Context) {
 	var rs []models.ReviewRequest
-	if err := s.DB.WithContext(c.Request.Context()).Where("role = ? AND status IN ?", "human", []string{models.ReviewRequested, models.ReviewStarted}).
-		Order("created_at").Limit(500).Find(&rs).Error; err != nil {
+	// An expired request can no longer be answered: it is not pending.
+	if err := s.DB.WithContext(c.Request.Context()).Where("role = ? AND status IN ? AND expires_at > ?", models.RoleHuman,
+		[]string{models.ReviewRequested, models.ReviewStarted}, s.now()).Order("created_at").Limit(500).Find(&rs).Error; err != nil {
 		rest.Unavailable(c, "database unavailable")
 		return
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/blobstore"
 	"github.com/gatehouse/gatehouse/internal/config"
+	"github.com/gatehouse/gatehouse/internal/temporalerr"
 	"github.com/gatehouse/gatehouse/models/platform"
 	models "github.com/gatehouse/gatehouse/models/research"
 )
@@ -27,6 +28,8 @@ type Service struct {
 	Cat      *Catalogue
 	// Now is the clock for expiries (nil: the wall clock); tests move it.
 	Now func() time.Time
+
+	tldrs tldrCache
 }
 
 // now returns the service's current time in UTC.
@@ -85,11 +88,15 @@ func (s *Service) asToolError(ctx context.Context, tool string, err error) *Tool
 	if errors.As(err, &me) {
 		return &ToolError{Code: me.Code, Message: me.Message, Pointer: me.Field, Details: me.Details}
 	}
+	retry := map[string]any{"retryable": true}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return &ToolError{Code: "unavailable", Message: "the call timed out; retry"}
+		return &ToolError{Code: "unavailable", Message: "the call timed out; retry", Details: retry}
+	}
+	if temporalerr.Transient(err) {
+		return &ToolError{Code: "unavailable", Message: "Temporal is unreachable; retry", Details: retry}
 	}
 	s.Log.ErrorContext(ctx, "research tool failed", "tool", tool, "err", err)
-	return &ToolError{Code: "unavailable", Message: "a backing service failed; retry"}
+	return &ToolError{Code: "unavailable", Message: "a backing service failed; retry", Details: retry}
 }
 
 // Invoke validates arguments against the tool's schema, enforces
@@ -114,9 +121,6 @@ func (s *Service) Invoke(ctx context.Context, p platform.Principal, name string,
 		te := invalid(vs[0].Path, vs[0].Message)
 		te.Details = map[string]any{"violations": vs}
 		return nil, te
-	}
-	if t.Handler == nil {
-		return nil, &ToolError{Code: "not_implemented", Message: t.Name + " is listed but not built in this version (" + t.Issue + ")"}
 	}
 	out, herr := t.Handler(ctx, s, &Call{Tool: t, Principal: p, Args: args})
 	if herr != nil {

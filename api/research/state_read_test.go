@@ -137,7 +137,7 @@ func TestSignal_ClosedWorkflowIsGateBlockedAndAnOutageUnavailable(t *testing.T) 
 		want string
 	}{
 		{"closed after complete", serviceerror.NewNotFound("workflow execution already completed"), "exp_f", "gate_blocked"},
-		{"missing and open in the mirror", serviceerror.NewNotFound("workflow not found"), "exp_unknown", "conflict"},
+		{"missing and open in the mirror", serviceerror.NewNotFound("workflow not found"), "exp_unknown", "unavailable"},
 		{"temporal down", serviceerror.NewUnavailable("connection refused"), "exp_f", "unavailable"},
 		{"temporal slow", serviceerror.NewDeadlineExceeded("context deadline exceeded"), "exp_f", "unavailable"},
 	} {

@@ -24,7 +24,7 @@ func closedTransitionError(ctx context.Context, db *gorm.DB, err error, kind, id
 	}
 	status := terminalStatus(ctx, db, kind, id)
 	if status == "" {
-		return toolErr("conflict", "/"+kind+"_id", "the %s's workflow is finished or missing", kind)
+		return missingWorkflowError(kind)
 	}
 	return &ToolError{Code: "gate_blocked", Pointer: "/transition", Message: "the " + kind + " is " + status + "; no transition leaves it",
 		Details: map[string]any{"current_gate": "terminal", "allowed_transitions": []string{}}}
@@ -45,12 +45,24 @@ func closedSignalError(ctx context.Context, db *gorm.DB, err error, kind, id, si
 			return &ToolError{Code: "gate_blocked", Reason: kind + "_finished", Message: "the " + kind + " is " + status +
 				"; its workflow has closed and takes no " + signal, Details: map[string]any{"current_gate": "terminal", "status": status}}
 		}
-		return toolErr("conflict", "/"+kind+"_id", "the %s's workflow is finished or missing; it takes no %s", kind, signal)
+		return missingWorkflowError(kind)
 	case temporalerr.Transient(err):
 		return &ToolError{Code: "unavailable", Message: "Temporal did not take the " + signal + " for the " + kind + " (unreachable); retry",
 			Details: map[string]any{"retryable": true}}
 	}
-	return toolErr("conflict", "", "the %s workflow does not accept %s: %v", kind, signal, err)
+	// Temporal refused for a reason of its own (restarting, overloaded,
+	// internal): nothing the caller did, and nothing was recorded.
+	return &ToolError{Code: "unavailable", Message: "Temporal did not take the " + signal + " for the " + kind + "; retry",
+		Details: map[string]any{"retryable": true}}
+}
+
+// missingWorkflowError answers a call for an open experiment or wave whose
+// workflow Temporal does not know: its start was lost while Temporal was
+// out of reach. It is a retryable outage, not the caller's conflict; the
+// create call (idempotent by name) starts the missing workflow.
+func missingWorkflowError(kind string) *ToolError {
+	return &ToolError{Code: "unavailable", Message: "the " + kind + "'s workflow is not running (its start was lost while Temporal was unreachable); " +
+		"retry, or call " + kind + ".create again, which starts it", Details: map[string]any{"retryable": true, "workflow_missing": true}}
 }
 
 // terminalStatus is the status the database mirror holds for a finished

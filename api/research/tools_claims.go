@@ -173,6 +173,9 @@ func candidateStage(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := s.DB.WithContext(ctx).Where("id = ? AND project_id = ?", in.CandidateID, in.ProjectID).Take(&cand).Error; err != nil {
 		return nil, toolErr("not_found", "/candidate_id", "no candidate %s in this project", in.CandidateID)
 	}
+	if err := s.checkStageRef(ctx, in.ProjectID, in); err != nil {
+		return nil, err
+	}
 	st := models.CandidateStage{ID: models.NewID("stg_"), CandidateID: cand.ID, StageKind: in.StageKind, StageRef: in.StageRef,
 		ContentSHA256: in.ContentSHA256, ManifestSHA256: in.ManifestSHA256}
 	if err := s.DB.WithContext(ctx).Create(&st).Error; err != nil {

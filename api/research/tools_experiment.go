@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
+	"gorm.io/gorm"
 
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
@@ -81,16 +82,11 @@ func experimentCreate(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var existing models.Experiment
-	if s.DB.WithContext(ctx).Where("project_id = ? AND name = ?", p.ID, in.Name).Take(&existing).Error != nil {
-		if err := s.checkLimits(ctx, p.ID); err != nil {
-			return nil, err
-		}
-	}
 	plan, _ := json.Marshal(map[string]any{"title": in.Title, "hypothesis": in.Hypothesis, "design": in.Design,
 		"success_criteria": in.Success, "risks": in.Risks, "tested_claim_ids": in.TestedClaimIDs})
 	e, created, err := models.CreateExperiment(ctx, s.DB, models.Experiment{ID: models.NewID("exp_"), ProjectID: p.ID,
-		Name: in.Name, Intent: in.Intent, PlanJSON: string(plan), Status: string(gates.Planned)})
+		Name: in.Name, Intent: in.Intent, PlanJSON: string(plan), Status: string(gates.Planned)},
+		func(tx *gorm.DB) error { return checkLimits(ctx, tx, p.ID) })
 	if err != nil {
 		return nil, err
 	}
@@ -106,16 +102,21 @@ func experimentCreate(ctx context.Context, s *Service, c *Call) (any, error) {
 }
 
 // checkLimits refuses an eighth open experiment, and a new one once five
-// finished without a published reflection (reflections arrive in #7).
-func (s *Service) checkLimits(ctx context.Context, projectID string) error {
-	var open int64
-	if err := s.DB.WithContext(ctx).Model(&models.Experiment{}).Where("project_id = ? AND status IN ?", projectID, models.OpenStatuses).Count(&open).Error; err != nil {
+// finished without a published reflection; it counts in db, the
+// transaction that stores the new experiment.
+func checkLimits(ctx context.Context, db *gorm.DB, projectID string) error {
+	open, err := models.CountOpenExperiments(ctx, db, projectID)
+	if err != nil {
 		return err
 	}
 	if open >= maxOpenExperiments {
 		return &ToolError{Code: "conflict", Reason: "project_limit", Message: "a project may have at most 7 open experiments; finish or abandon one first"}
 	}
-	finished, err := s.finishedSinceReflection(ctx, projectID)
+	since, err := models.LastPublishedAt(ctx, db, projectID)
+	if err != nil {
+		return err
+	}
+	finished, err := models.CountFinishedSince(ctx, db, projectID, since)
 	if err != nil {
 		return err
 	}
@@ -138,12 +139,19 @@ func experimentTransition(ctx context.Context, s *Service, c *Call) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	h, err := s.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: wf.ExperimentWorkflowID(in.ExperimentID),
-		UpdateName: wf.TransitionUpdate, Args: []any{wf.TransitionRequest{Transition: in.Transition, Evidence: evidence}},
-		WaitForStage: client.WorkflowUpdateStageCompleted})
-	var res wf.TransitionResult
-	if err == nil {
-		err = h.Get(ctx, &res)
+	update := func() (wf.TransitionResult, error) {
+		h, err := s.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: wf.ExperimentWorkflowID(in.ExperimentID),
+			UpdateName: wf.TransitionUpdate, Args: []any{wf.TransitionRequest{Transition: in.Transition, Evidence: evidence}},
+			WaitForStage: client.WorkflowUpdateStageCompleted})
+		var res wf.TransitionResult
+		if err == nil {
+			err = h.Get(ctx, &res)
+		}
+		return res, err
+	}
+	res, err := update()
+	if s.restartedMissing(ctx, err, in.ExperimentID) {
+		res, err = update()
 	}
 	if closed := closedTransitionError(ctx, s.DB, err, "experiment", in.ExperimentID); closed != nil {
 		return nil, closed
@@ -186,7 +194,7 @@ func transitionError(err error, kind string) error {
 	}
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
-		return toolErr("conflict", "/"+kind+"_id", "the %s's workflow is finished or missing", kind)
+		return missingWorkflowError(kind)
 	}
 	return err
 }

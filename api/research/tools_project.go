@@ -21,8 +21,11 @@ func init() {
 			Schema: object(nil, props{})},
 		Tool{Name: "project.get", Hidden: true, ReadOnly: true, Handler: projectGetTool, Description: "Internal: one project.",
 			Schema: object([]string{"project_id"}, props{"project_id": projectID})},
-		Tool{Name: "project.update", Hidden: true, Handler: projectUpdateTool, Description: "Internal: update a project's description.",
-			Schema: object([]string{"project_id"}, props{"project_id": projectID, "description": strLen("description", 0, 4000)})},
+		Tool{Name: "project.update", Hidden: true, Handler: projectUpdateTool,
+			Description: "Internal: update a project's description, and the review kinds only an operator answers (human_reviews).",
+			Schema: object([]string{"project_id"}, props{"project_id": projectID, "description": strLen("description", 0, 4000),
+				"human_reviews": map[string]any{"type": "array", "description": "review kinds marked human: only an operator answers them",
+					"maxItems": 4, "uniqueItems": true, "items": enum("review kind", "design", "experiment", "reflection", "consolidation")}})},
 	)
 }
 
@@ -113,7 +116,11 @@ func projectGetTool(ctx context.Context, s *Service, c *Call) (any, error) {
 }
 
 func projectUpdateTool(ctx context.Context, s *Service, c *Call) (any, error) {
-	var in projectArgs
+	var in struct {
+		ProjectID    string    `json:"project_id"`
+		Description  *string   `json:"description"`
+		HumanReviews *[]string `json:"human_reviews"`
+	}
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
@@ -121,8 +128,17 @@ func projectUpdateTool(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = s.DB.WithContext(ctx).Model(&p).Updates(map[string]any{"description": in.Description, "updated_at": time.Now().UTC()}).Error
-	return map[string]any{"project": p}, err
+	up := map[string]any{"updated_at": time.Now().UTC()}
+	if in.Description != nil {
+		up["description"] = *in.Description
+	}
+	if in.HumanReviews != nil {
+		up["human_reviews"] = strings.Join(*in.HumanReviews, ",")
+	}
+	if err := s.DB.WithContext(ctx).Model(&p).Updates(up).Error; err != nil {
+		return nil, err
+	}
+	return map[string]any{"project": p}, nil
 }
 
 // overview summarizes a project: experiments by status, claims, champion.

@@ -36,22 +36,24 @@ func init() {
 }
 
 type reviewArgs struct {
-	ProjectID         string `json:"project_id"`
-	TargetType        string `json:"target_type"`
-	TargetID          string `json:"target_id"`
-	Role              string `json:"role"`
-	Reason            string `json:"reason"`
-	ProducerSessionID string `json:"producer_session_id"`
-	RequestID         string `json:"review_request_id"`
-	Capability        string `json:"reviewer_capability"`
-	CallerSessionID   string `json:"caller_session_id"`
-	DeclaredAgent     string `json:"declared_agent"`
-	SessionID         string `json:"review_session_id"`
-	Verdict           string `json:"verdict"`
-	Synopsis          string `json:"synopsis"`
-	ReturnTo          string `json:"return_to"`
-	Notes             string `json:"notes"`
-	Status            string `json:"status"`
+	ProjectID         string         `json:"project_id"`
+	TargetType        string         `json:"target_type"`
+	TargetID          string         `json:"target_id"`
+	Role              string         `json:"role"`
+	Reason            string         `json:"reason"`
+	ProducerSessionID string         `json:"producer_session_id"`
+	RequestID         string         `json:"review_request_id"`
+	Capability        string         `json:"reviewer_capability"`
+	CallerSessionID   string         `json:"caller_session_id"`
+	DeclaredAgent     string         `json:"declared_agent"`
+	SessionID         string         `json:"review_session_id"`
+	Verdict           string         `json:"verdict"`
+	Synopsis          string         `json:"synopsis"`
+	ReturnTo          string         `json:"return_to"`
+	Notes             string         `json:"notes"`
+	Status            string         `json:"status"`
+	Findings          []any          `json:"findings"`
+	Evidence          map[string]any `json:"evidence"`
 }
 
 func snapshotOf(st wf.ExperimentState) map[string]any {
@@ -73,9 +75,9 @@ func reviewRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 	if in.TargetType == "reflection" {
 		return s.reflectionReviewRequest(ctx, c, in)
 	}
-	e, err := s.target(ctx, c, in.ProjectID, in.TargetID)
+	proj, e, err := s.experiment(ctx, c, in.ProjectID, in.TargetID)
 	if err != nil {
-		return nil, err
+		return nil, targetError(err)
 	}
 	st, err := s.state(ctx, e.ID)
 	if err != nil {
@@ -85,8 +87,8 @@ func reviewRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 	if kind == "" {
 		return nil, toolErr("gate_blocked", "/target_id", "no review is due at status %s", st.Status)
 	}
-	if in.Role != kind+"_reviewer" && in.Role != "human" && in.Role != "automated_check" {
-		return nil, toolErr("invalid_input", "/role", "the %s review needs role %s_reviewer, human or automated_check", kind, kind)
+	if err := reviewRoleFits(proj, kind, in.Role); err != nil {
+		return nil, err
 	}
 	if in.ProducerSessionID == "" {
 		in.ProducerSessionID = "main"
@@ -95,8 +97,9 @@ func reviewRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 	snap := snapshotOf(st)
 	raw, _ := json.Marshal(snap)
 	r := models.ReviewRequest{ID: models.NewID("rr_"), ProjectID: e.ProjectID, TargetType: "experiment", TargetID: e.ID, Kind: kind,
-		Role: in.Role, Reason: in.Reason, ProducerSessionID: in.ProducerSessionID, CapabilityHash: platform.HashSecret(capability),
-		SnapshotToken: st.SnapshotToken(), SnapshotJSON: string(raw), Status: models.ReviewRequested, ExpiresAt: s.now().Add(reviewTTL)}
+		Role: in.Role, Reason: in.Reason, ProducerSessionID: in.ProducerSessionID, ProducerCredential: c.Principal.CredentialID,
+		CapabilityHash: platform.HashSecret(capability), SnapshotToken: st.SnapshotToken(), SnapshotJSON: string(raw),
+		Status: models.ReviewRequested, ExpiresAt: s.now().Add(reviewTTL)}
 	if err := models.CreateReviewRequest(ctx, s.DB, r); err != nil {
 		return nil, err
 	}
@@ -122,7 +125,10 @@ func reviewStart(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	sess, err := s.openSession(ctx, r, in.CallerSessionID, in.DeclaredAgent)
+	if err := mayOpenReview(r, c.Principal); err != nil {
+		return nil, err
+	}
+	sess, err := s.openSession(ctx, r, c.Principal, in.CallerSessionID, in.DeclaredAgent)
 	if err != nil {
 		return nil, err
 	}
@@ -145,10 +151,15 @@ func reviewSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := s.DB.WithContext(ctx).Where("id = ?", sess.RequestID).Take(&req).Error; err != nil {
 		return nil, err
 	}
-	if req.Role == "human" && c.Principal.Role != platform.RoleOperator {
+	if req.Role == models.RoleHuman && c.Principal.Role != platform.RoleOperator {
 		return nil, toolErr("forbidden", "/review_session_id", "a human review is answered by an operator")
 	}
-	return s.recordVerdict(ctx, sess, req, Verdict{Verdict: in.Verdict, ReturnTo: in.ReturnTo, Synopsis: in.Synopsis, Notes: in.Notes})
+	if sess.OpenedByCredential == "" || sess.OpenedByCredential != c.Principal.CredentialID {
+		return nil, &ToolError{Code: "forbidden", Pointer: "/review_session_id", Reason: "review_session_bound",
+			Message: "a review session is answered only by the credential that started it"}
+	}
+	return s.recordVerdict(ctx, sess, req, Verdict{Verdict: in.Verdict, ReturnTo: in.ReturnTo, Synopsis: in.Synopsis, Notes: in.Notes,
+		Findings: in.Findings, Evidence: in.Evidence})
 }
 
 // recordVerdict checks v against the review's status, records it once and
@@ -166,8 +177,9 @@ func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, 
 	if err != nil {
 		return nil, err
 	}
-	sig := wf.ReviewVerdict{Kind: req.Kind, RequestID: req.ID, Verdict: v.Verdict, ReturnTo: v.ReturnTo, Synopsis: v.Synopsis, Notes: v.Notes}
-	_, err = models.SubmitVerdict(ctx, s.DB, sess.ID, models.ReviewSession{Verdict: v.Verdict, ReturnTo: v.ReturnTo, Synopsis: v.Synopsis, Notes: v.Notes},
+	sig := wf.ReviewVerdict{Kind: req.Kind, RequestID: req.ID, Verdict: v.Verdict, ReturnTo: v.ReturnTo, Synopsis: v.Synopsis, Notes: v.Notes,
+		Findings: v.Findings, Evidence: v.Evidence}
+	_, err = models.SubmitVerdict(ctx, s.DB, sess.ID, v.session(),
 		func(models.ReviewRequest) error { return s.signal(ctx, req.TargetID, wf.ReviewVerdictSignal, sig) })
 	if err != nil {
 		return nil, err
@@ -182,9 +194,9 @@ func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, 
 
 // openSession opens the review session of a claimed request, once, if the
 // target has not changed since the request, and tells the workflow.
-func (s *Service) openSession(ctx context.Context, r models.ReviewRequest, callerSessionID, agent string) (models.ReviewSession, error) {
+func (s *Service) openSession(ctx context.Context, r models.ReviewRequest, p platform.Principal, callerSessionID, agent string) (models.ReviewSession, error) {
 	if r.TargetType == "reflection" {
-		return s.openReflectionSession(ctx, r, callerSessionID, agent)
+		return s.openReflectionSession(ctx, r, p, callerSessionID, agent)
 	}
 	st, err := s.state(ctx, r.TargetID)
 	if err != nil {
@@ -193,7 +205,7 @@ func (s *Service) openSession(ctx context.Context, r models.ReviewRequest, calle
 	if st.SnapshotToken() != r.SnapshotToken {
 		return models.ReviewSession{}, toolErr("conflict", "/review_request_id", "the target changed since the review was requested; the producer must request a new review")
 	}
-	sess := models.ReviewSession{ID: "rs_" + models.RandomHex(16), RequestID: r.ID, CallerSessionID: callerSessionID, DeclaredAgent: agent}
+	sess := newReviewSession(r, p, callerSessionID, agent)
 	if err := models.StartReviewSession(ctx, s.DB, r, sess); err != nil {
 		return models.ReviewSession{}, err
 	}

@@ -26,7 +26,7 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return s.projectStatus(ctx, p)
+		return s.projectStatus(ctx, c, p)
 	}
 	p, e, err := s.experiment(ctx, c, in.ProjectID, in.ExperimentID)
 	if err != nil {
@@ -44,27 +44,26 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 		f[gates.EvSandboxRunning] = gates.Satisfied
 	}
 	d := gates.Evaluate(st.Status, f)
-	workflow := map[string]any{"current_gate": d.Gate, "next_action": d.NextAction, "allowed_actions": d.AllowedTools,
+	workflow := map[string]any{"current_gate": d.Gate, "next_action": d.NextAction, "allowed_actions": s.allowedActions(c.Principal, d.AllowedTools, d.Transitions),
 		"allowed_transitions": d.Transitions, "blocked_actions": d.BlockedActions, "missing_evidence": d.MissingEvidence,
 		"revision_context": st.RevisionContext, "status": st.Status, "attempt_index": st.Attempt}
 	if d.ReviewEvidence != "" {
 		kind := wf.ReviewKindOf(st.Status)
 		r := st.Reviews[kind]
-		status := r.Status
-		if status == "" || status == wf.ReviewStatusPassed {
-			status = "none"
-		}
-		g := map[string]any{"role": kind + "_reviewer", "skill": kind + "-review", "target_type": "experiment", "target_id": e.ID,
+		status := reviewGateStatus(r, st.SnapshotToken())
+		g := map[string]any{"role": reviewRoleOf(p, kind), "skill": kind + "-review", "target_type": "experiment", "target_id": e.ID,
 			"status": status, "label": kind + " review", "read_only": true}
 		if r.RequestID != "" && status != "none" {
 			g["request_id"], g["expires_at"] = r.RequestID, r.ExpiresAt
 		}
+		noteExpired(g, r)
 		workflow["review_gate"] = g
 	}
 	if d.ArtifactRole != "" {
 		t := gates.Templates[d.ArtifactRole]
 		workflow["artifact_guidance"] = map[string]any{"target_type": "experiment", "role": t.Role,
-			"path": "experiments/" + e.Name + "/" + t.Path, "template": t.Text, "guidance": t.Guidance}
+			"path": "experiments/" + e.Name + "/" + t.Path, "template": t.Text, "guidance": gates.GuidanceOf(d.ArtifactRole),
+			"checks": gates.Checks(d.ArtifactRole), "required_sections": t.Sections, "max_bytes": gates.MaxGatedArtifactBytes}
 	}
 	live, err := s.liveExperiments(ctx, p.ID)
 	if err != nil {
@@ -115,8 +114,8 @@ func (s *Service) liveExperiments(ctx context.Context, projectID string) ([]map[
 // projectStatus is the project-scope envelope: project gates are
 // project_setup, live_experiments, reflection_required and
 // reflection_suggested, as the reference names them.
-func (s *Service) projectStatus(ctx context.Context, p models.Project) (any, error) {
-	if out, ok, err := s.reflectionStatus(ctx, p); ok || err != nil {
+func (s *Service) projectStatus(ctx context.Context, c *Call, p models.Project) (any, error) {
+	if out, ok, err := s.reflectionStatus(ctx, c, p); ok || err != nil {
 		return out, err
 	}
 	pctx, err := s.projectContext(ctx, p)
@@ -133,19 +132,25 @@ func (s *Service) projectStatus(ctx context.Context, p models.Project) (any, err
 	}
 	gate, next := "project_setup", "create_claim_or_experiment"
 	allowed := []string{"claim.create", "experiment.create", "workflow.status_and_next"}
+	blocked := []any{}
 	switch {
 	case finished >= finishedBeforeReflection:
-		gate, next, allowed = "reflection_required", "fan_out_reflection_subagents", []string{"reflection.create", "workflow.status_and_next"}
+		// The reference's words: no wave exists yet, so the action is to
+		// start one, not to fan out its (non-existent) lens subagents.
+		gate, next, allowed = "reflection_required", "start_project_reflection_before_next_experiment", []string{"reflection.create", "claim.create", "workflow.status_and_next"}
+		blocked = []any{map[string]any{"action": "experiment.create", "reason": "reflection_required"}}
 	case len(live) > 0:
-		gate, next = "live_experiments", "continue_live_experiment"
+		// The reference's word: tend the live experiments (each one's
+		// status_and_next names its own next action).
+		gate, next = "live_experiments", "tend_live_work"
 	case finished >= finishedSuggestReflection:
 		// Nothing runs and finished work waits to be reflected on: the
 		// natural moment for a wave, though more experiments may start.
-		gate, next = "reflection_suggested", "fan_out_reflection_subagents"
+		gate, next = "reflection_suggested", "consider_project_reflection"
 		allowed = []string{"reflection.create", "claim.create", "experiment.create", "workflow.status_and_next"}
 	}
 	return map[string]any{"scope": "project", "experiment": nil,
-		"workflow": map[string]any{"current_gate": gate, "next_action": next, "allowed_actions": allowed, "blocked_actions": []any{},
+		"workflow": map[string]any{"current_gate": gate, "next_action": next, "allowed_actions": s.allowedActions(c.Principal, allowed, nil), "blocked_actions": blocked,
 			"missing_evidence": []any{}, "revision_context": nil, "live_experiments": live},
 		"context": pctx}, nil
 }

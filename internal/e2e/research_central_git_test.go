@@ -148,7 +148,7 @@ func driveWave(d *reflectionDriver, propose func()) {
 			d.a.must("reflection.transition", map[string]any{"project_id": d.pid, "reflection_id": d.rid, "transition": next})
 		case "submit_consolidation_proposal":
 			propose()
-		case "wait_for_central_advance", "wait_for_runner_publish":
+		case "advance_central", "wait_for_central_advance", "wait_for_runner_publish":
 			time.Sleep(150 * time.Millisecond)
 		default:
 			d.t.Fatalf("step %d: cannot act on next_action %q (%v)", step, next, w)

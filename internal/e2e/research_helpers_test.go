@@ -36,6 +36,20 @@ type researchAgent struct {
 	// retrying makes must retry answers the server marks retryable, as a
 	// careful agent does while a worker is being replaced.
 	retrying bool
+	// stack is where the session runs; reviewer is the session of a
+	// reviewer credential of its own, minted on first use.
+	stack    *Stack
+	reviewer *researchAgent
+}
+
+// reviewerAgent is a session with a reviewer's own key: the producer's
+// key may not review what it requested a review of.
+func (a *researchAgent) reviewerAgent() *researchAgent {
+	a.t.Helper()
+	if a.reviewer == nil {
+		a.reviewer = connectResearch(a.t, a.stack, mintAgentKey(a.t, a.stack, uniq("reviewer"), true))
+	}
+	return a.reviewer
 }
 
 // connectResearch opens a real MCP client session with token.
@@ -51,7 +65,7 @@ func connectResearch(t *testing.T, s *Stack, token string) *researchAgent {
 		t.Fatalf("connect MCP: %v", err)
 	}
 	t.Cleanup(func() { _ = sess.Close() })
-	return &researchAgent{t: t, sess: sess}
+	return &researchAgent{t: t, sess: sess, stack: s}
 }
 
 // toolResult is a decoded tool result: the JSON object, or its error.

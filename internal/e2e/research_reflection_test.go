@@ -53,7 +53,7 @@ func (d *reflectionDriver) run() {
 			}
 		case "submit_consolidation_proposal":
 			d.propose()
-		case "wait_for_central_advance", "wait_for_runner_publish":
+		case "advance_central", "wait_for_central_advance", "wait_for_runner_publish":
 			time.Sleep(150 * time.Millisecond)
 		default:
 			t.Fatalf("step %d: an agent cannot act on next_action %q (%v)", step, next, w)
@@ -83,13 +83,14 @@ func (d *reflectionDriver) upload(guide map[string]any) {
 
 func (d *reflectionDriver) review(role string, v verdict) {
 	req := d.a.must("review.request", map[string]any{"project_id": d.pid, "target_type": "reflection", "target_id": d.rid, "role": role})
-	started := d.a.must("review.start", map[string]any{"review_request_id": req["review_request_id"],
+	reviewer := d.a.reviewerAgent()
+	started := reviewer.must("review.start", map[string]any{"review_request_id": req["review_request_id"],
 		"reviewer_capability": req["reviewer_capability"], "caller_session_id": "reviewer-" + role})
 	args := map[string]any{"review_session_id": started["review_session_id"], "verdict": v.verdict, "synopsis": "reviewed " + role}
 	if v.returnTo != "" {
 		args["return_to"] = v.returnTo
 	}
-	d.a.must("review.submit", args)
+	reviewer.must("review.submit", args)
 }
 
 // propose submits a proposal covering the corpus from consolidation.get;
@@ -166,7 +167,7 @@ func TestResearch_ReflectionFromCreateToPublishedThroughMCP(t *testing.T) {
 	d.run()
 	for _, g := range []string{"reflection_roster_incomplete", "reflections_complete", "project_graph_required", "reflection_doc_required",
 		"change_spec_required", "reflection_review_required", "reflection_review", "reflection_review_passed",
-		"consolidation_proposal_required", "consolidating"} {
+		"consolidation_proposal_required", "consolidation_review_required"} {
 		if !containsStr(d.seenGates, g) {
 			t.Errorf("gate %s never seen: %v", g, d.seenGates)
 		}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,9 +112,21 @@ func TestResearch_ReviewCapabilitiesAreScopedSingleUseAndExpire(t *testing.T) {
 	// A new request supersedes the open one: its capability stops working.
 	rr1b, cap1b := requestReview(t, a, pid, e1, "design_reviewer")
 	a.refused("conflict", "review.start", map[string]any{"review_request_id": rr1, "reviewer_capability": cap1, "caller_session_id": "rev"})
-	started := a.must("review.start", map[string]any{"review_request_id": rr1b, "reviewer_capability": cap1b, "caller_session_id": "rev"})
-	a.must("review.submit", map[string]any{"review_session_id": started["review_session_id"], "verdict": "pass", "synopsis": "fine"})
-	a.refused("conflict", "review.submit", map[string]any{"review_session_id": started["review_session_id"], "verdict": "pass", "synopsis": "again"})
+	// The producer's key cannot review its own target under another
+	// session name: the credential, not the session id, decides.
+	a.refused("forbidden", "review.start", map[string]any{"review_request_id": rr1b, "reviewer_capability": cap1b, "caller_session_id": "rev"})
+	rv := a.reviewerAgent()
+	started := rv.must("review.start", map[string]any{"review_request_id": rr1b, "reviewer_capability": cap1b, "caller_session_id": "rev"})
+	// Only the credential that started the session answers it.
+	a.refused("forbidden", "review.submit", map[string]any{"review_session_id": started["review_session_id"], "verdict": "pass", "synopsis": "mine"})
+	rv.must("review.submit", map[string]any{"review_session_id": started["review_session_id"], "verdict": "pass", "synopsis": "fine",
+		"findings": []any{map[string]any{"severity": "minor", "note": "typo in the method"}}, "evidence": map[string]any{"read": []any{"plan.md"}}})
+	rv.refused("conflict", "review.submit", map[string]any{"review_session_id": started["review_session_id"], "verdict": "pass", "synopsis": "again"})
+	var sess models.ReviewSession
+	if err := db.Where("id = ?", started["review_session_id"]).Take(&sess).Error; err != nil ||
+		!strings.Contains(sess.FindingsJSON, "typo in the method") || !strings.Contains(sess.EvidenceJSON, "plan.md") {
+		t.Fatalf("review.submit dropped findings or evidence: %+v (%v)", sess, err)
+	}
 	recordResearchHistory(t, s, "research-experiment/"+e1, "superseded_review_then_pass")
 }
 
@@ -124,7 +137,12 @@ func TestResearch_HumanReviewerAnswersFromTheOperatorConsole(t *testing.T) {
 	key := mintProjectKey(t, s, "human-producer", pid)
 	a := connectResearch(t, s, key)
 	e := toDesignReview(t, a, pid, "human-one")
-	rr, _ := requestReview(t, a, pid, e, "human")
+	rr, capability := requestReview(t, a, pid, e, "human")
+	// A human review goes only to operators: neither the producer nor
+	// another agent key opens it with the capability.
+	for _, agent := range []*researchAgent{a, a.reviewerAgent()} {
+		agent.refused("forbidden", "review.start", map[string]any{"review_request_id": rr, "reviewer_capability": capability, "caller_session_id": "human-impostor"})
+	}
 
 	pending := s.Do(t, http.MethodGet, "/operator/v1/research/reviews", s.OperatorToken, nil)
 	var list struct {

@@ -86,15 +86,19 @@ func runReview(t *testing.T, agent *researchAgent, projectID, expID, role string
 	if !strings.HasPrefix(capability, "rp_") || dig(req, "reviewer_handoff", "start_tool") != "review.start" {
 		t.Fatalf("review.request: %v", req)
 	}
-	started := agent.must("review.start", map[string]any{"review_request_id": req["review_request_id"],
+	// The producer's own key may not review, whatever session it names.
+	agent.refused("forbidden", "review.start", map[string]any{"review_request_id": req["review_request_id"],
+		"reviewer_capability": capability, "caller_session_id": "reviewer-" + role})
+	reviewer := agent.reviewerAgent()
+	started := reviewer.must("review.start", map[string]any{"review_request_id": req["review_request_id"],
 		"reviewer_capability": capability, "caller_session_id": "reviewer-" + role})
 	args := map[string]any{"review_session_id": started["review_session_id"], "verdict": v.verdict, "synopsis": "reviewed " + role}
 	if v.returnTo != "" {
 		args["return_to"] = v.returnTo
 	}
-	agent.must("review.submit", args)
+	reviewer.must("review.submit", args)
 	// The capability is single-use.
-	agent.refused("conflict", "review.start", map[string]any{"review_request_id": req["review_request_id"],
+	reviewer.refused("conflict", "review.start", map[string]any{"review_request_id": req["review_request_id"],
 		"reviewer_capability": capability, "caller_session_id": "reviewer-again"})
 }
 

@@ -6,26 +6,50 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
 // CreateExperiment stores e once per (project, name); a second call with
-// the same name returns the stored row (created false).
-func CreateExperiment(ctx context.Context, db *gorm.DB, e Experiment) (Experiment, bool, error) {
-	var existing Experiment
-	err := db.WithContext(ctx).Where("project_id = ? AND name = ?", e.ProjectID, e.Name).Take(&existing).Error
-	if err == nil {
-		return existing, false, nil
-	}
-	if !errors.Is(err, gorm.ErrRecordNotFound) {
-		return Experiment{}, false, err
-	}
-	if err := db.WithContext(ctx).Create(&e).Error; err != nil {
-		if errors.Is(err, gorm.ErrDuplicatedKey) {
-			return CreateExperiment(ctx, db, e)
+// the same name returns the stored row (created false). A new row is
+// stored only if limits (the project's limits, counted inside the same
+// transaction, which holds the project row locked on PostgreSQL) allow it,
+// so concurrent creates cannot together exceed them.
+func CreateExperiment(ctx context.Context, db *gorm.DB, e Experiment, limits func(tx *gorm.DB) error) (Experiment, bool, error) {
+	var out Experiment
+	created := false
+	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		lock := tx.Where("id = ?", e.ProjectID)
+		if tx.Dialector.Name() == "postgres" {
+			lock = lock.Clauses(clause.Locking{Strength: "UPDATE"})
 		}
-		return Experiment{}, false, err
+		if err := lock.Take(&Project{}).Error; err != nil {
+			return err
+		}
+		err := tx.Where("project_id = ? AND name = ?", e.ProjectID, e.Name).Take(&out).Error
+		if err == nil || !errors.Is(err, gorm.ErrRecordNotFound) {
+			return err
+		}
+		if limits != nil {
+			if err := limits(tx); err != nil {
+				return err
+			}
+		}
+		if err := tx.Create(&e).Error; err != nil {
+			return err
+		}
+		out, created = e, true
+		return nil
+	})
+	if errors.Is(err, gorm.ErrDuplicatedKey) { // a concurrent create of the same name won
+		return CreateExperiment(ctx, db, e, nil)
 	}
-	return e, true, nil
+	return out, created, err
+}
+
+// CountOpenExperiments counts the project's experiments not yet finished.
+func CountOpenExperiments(ctx context.Context, db *gorm.DB, projectID string) (int64, error) {
+	var n int64
+	return n, db.WithContext(ctx).Model(&Experiment{}).Where("project_id = ? AND status IN ?", projectID, OpenStatuses).Count(&n).Error
 }
 
 // MirrorExperiment writes the workflow's status into the row when rev is

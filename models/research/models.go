@@ -4,12 +4,15 @@ import "time"
 
 // Project is a research project.
 type Project struct {
-	ID          string    `gorm:"primaryKey;size:64" json:"id"`
-	Name        string    `gorm:"size:200;not null;uniqueIndex" json:"name"`
-	Description string    `gorm:"size:4000;not null;default:''" json:"description"`
-	CreatedBy   string    `gorm:"size:32;not null" json:"created_by"`
-	CreatedAt   time.Time `json:"created_at"`
-	UpdatedAt   time.Time `json:"updated_at"`
+	ID          string `gorm:"primaryKey;size:64" json:"id"`
+	Name        string `gorm:"size:200;not null;uniqueIndex" json:"name"`
+	Description string `gorm:"size:4000;not null;default:''" json:"description"`
+	// HumanReviews lists, comma-separated, the review kinds an operator
+	// marked as human: only an operator answers them.
+	HumanReviews string    `gorm:"size:200;not null;default:''" json:"human_reviews"`
+	CreatedBy    string    `gorm:"size:32;not null" json:"created_by"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
 }
 
 // TableName pins the table name.
@@ -71,6 +74,9 @@ const (
 	ReviewSuperseded = "superseded"
 )
 
+// RoleHuman is the review role only an operator answers.
+const RoleHuman = "human"
+
 // ReviewRequest is a request for a reviewer; its capability is stored hashed.
 type ReviewRequest struct {
 	ID                string `gorm:"primaryKey;size:64"`
@@ -81,13 +87,16 @@ type ReviewRequest struct {
 	Role              string `gorm:"size:64;not null"`
 	Reason            string `gorm:"size:2000;not null;default:''"`
 	ProducerSessionID string `gorm:"size:128;not null"`
-	CapabilityHash    string `gorm:"size:64;not null;uniqueIndex"`
-	SnapshotToken     string `gorm:"size:64;not null"`
-	SnapshotJSON      string `gorm:"type:text;not null"`
-	Status            string `gorm:"size:16;not null;index"`
-	ExpiresAt         time.Time
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
+	// ProducerCredential is the credential that requested the review; it
+	// may not review its own target.
+	ProducerCredential string `gorm:"size:64;not null;default:''"`
+	CapabilityHash     string `gorm:"size:64;not null;uniqueIndex"`
+	SnapshotToken      string `gorm:"size:64;not null"`
+	SnapshotJSON       string `gorm:"type:text;not null"`
+	Status             string `gorm:"size:16;not null;index"`
+	ExpiresAt          time.Time
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
 }
 
 // TableName pins the table name.
@@ -100,12 +109,20 @@ type ReviewSession struct {
 	RequestID       string `gorm:"size:64;not null;uniqueIndex"`
 	CallerSessionID string `gorm:"size:128;not null"`
 	DeclaredAgent   string `gorm:"size:200;not null;default:''"`
-	Verdict         string `gorm:"size:32;not null;default:''"`
-	ReturnTo        string `gorm:"size:32;not null;default:''"`
-	Synopsis        string `gorm:"type:text;not null;default:''"`
-	Notes           string `gorm:"type:text;not null;default:''"`
-	SubmittedAt     *time.Time
-	CreatedAt       time.Time
+	// OpenedByCredential and OpenedByRole name the credential that opened
+	// the session: only it may submit the verdict, and a human review's
+	// session is an operator's.
+	OpenedByCredential string `gorm:"size:64;not null;default:''"`
+	OpenedByRole       string `gorm:"size:16;not null;default:''"`
+	Verdict            string `gorm:"size:32;not null;default:''"`
+	ReturnTo           string `gorm:"size:32;not null;default:''"`
+	Synopsis           string `gorm:"type:text;not null;default:''"`
+	Notes              string `gorm:"type:text;not null;default:''"`
+	// FindingsJSON and EvidenceJSON keep review.submit's findings and evidence.
+	FindingsJSON string `gorm:"type:text;not null;default:''"`
+	EvidenceJSON string `gorm:"type:text;not null;default:''"`
+	SubmittedAt  *time.Time
+	CreatedAt    time.Time
 }
 
 // TableName pins the table name.

@@ -58,12 +58,24 @@ func LastPublishedAt(ctx context.Context, db *gorm.DB, projectID string) (*time.
 // CountFinishedSince counts the project's finished experiments that
 // finished after since (all of them when since is nil).
 func CountFinishedSince(ctx context.Context, db *gorm.DB, projectID string, since *time.Time) (int64, error) {
-	q := db.WithContext(ctx).Model(&Experiment{}).Where("project_id = ? AND status IN ?", projectID, []string{"complete", "failed", "abandoned"})
+	var n int64
+	return n, finishedSince(db.WithContext(ctx).Model(&Experiment{}), projectID, since).Count(&n).Error
+}
+
+// FinishedSince lists, oldest first, the project's experiments that
+// finished after since (all of them when since is nil): the corpus of the
+// next reflection wave.
+func FinishedSince(ctx context.Context, db *gorm.DB, projectID string, since *time.Time) ([]Experiment, error) {
+	var out []Experiment
+	return out, finishedSince(db.WithContext(ctx), projectID, since).Order("created_at").Find(&out).Error
+}
+
+func finishedSince(q *gorm.DB, projectID string, since *time.Time) *gorm.DB {
+	q = q.Where("project_id = ? AND status IN ?", projectID, []string{"complete", "failed", "abandoned"})
 	if since != nil {
 		q = q.Where("finished_at IS NULL OR finished_at > ?", *since)
 	}
-	var n int64
-	return n, q.Count(&n).Error
+	return q
 }
 
 // SubmitProposal stores p once per (reflection, revision) and runs deliver

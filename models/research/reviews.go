@@ -10,9 +10,23 @@ import (
 )
 
 // CreateReviewRequest stores r and supersedes any open request for the same
-// target and role, in one transaction.
+// target and role, in one transaction. One review of a kind is open per
+// target at a time: while an unexpired request of r's kind with another
+// role is open (a human review the agent would sidestep with a reviewer of
+// its own), r is refused with a conflict naming it, and nothing is written.
 func CreateReviewRequest(ctx context.Context, db *gorm.DB, r ReviewRequest) error {
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var other ReviewRequest
+		err := tx.Where("target_type = ? AND target_id = ? AND kind = ? AND role <> ? AND status IN ? AND expires_at > ?",
+			r.TargetType, r.TargetID, r.Kind, r.Role, []string{ReviewRequested, ReviewStarted}, time.Now().UTC()).Take(&other).Error
+		if err == nil {
+			return &Error{Code: CodeConflict, Field: "/role", Message: "a " + other.Role + " review of this target is open (" + other.ID +
+				"); one review of a kind at a time: wait for it, or let it expire", Details: map[string]any{"review_request_id": other.ID,
+				"role": other.Role, "expires_at": other.ExpiresAt, "reason": "review_pending"}}
+		}
+		if !errors.Is(err, gorm.ErrRecordNotFound) {
+			return err
+		}
 		if err := tx.Model(&ReviewRequest{}).
 			Where("target_type = ? AND target_id = ? AND role = ? AND status IN ?", r.TargetType, r.TargetID, r.Role, []string{ReviewRequested, ReviewStarted}).
 			Updates(map[string]any{"status": ReviewSuperseded, "updated_at": time.Now().UTC()}).Error; err != nil {
@@ -89,7 +103,8 @@ func SubmitVerdict(ctx context.Context, db *gorm.DB, sessionID string, s ReviewS
 		}
 		now := time.Now().UTC()
 		res := tx.Model(&ReviewSession{}).Where("id = ? AND submitted_at IS NULL", sessionID).Updates(map[string]any{
-			"verdict": s.Verdict, "return_to": s.ReturnTo, "synopsis": s.Synopsis, "notes": s.Notes, "submitted_at": now})
+			"verdict": s.Verdict, "return_to": s.ReturnTo, "synopsis": s.Synopsis, "notes": s.Notes,
+			"findings_json": s.FindingsJSON, "evidence_json": s.EvidenceJSON, "submitted_at": now})
 		if res.Error != nil {
 			return res.Error
 		}

@@ -54,11 +54,7 @@ func (w *experiment) setup(ctx workflow.Context) error {
 		workflow.UpdateHandlerOptions{Validator: w.validateTransition}); err != nil {
 		return err
 	}
-	receive(ctx, ArtifactLandedSignal, w.artifactLanded)
-	receive(ctx, ReviewRequestedSignal, w.reviewRequested)
-	receive(ctx, ReviewStartedSignal, w.reviewStarted)
-	receive(ctx, ReviewVerdictSignal, func(v ReviewVerdict) { w.reviewVerdict(workflow.Now(ctx), v) })
-	receive(ctx, DependencySettledSignal, w.dependencySettled)
+	w.receiveVerified(ctx)
 	receive(ctx, SandboxActivitySignal, w.sandboxActivity)
 	return workflow.UpsertTypedSearchAttributes(ctx, platform.KindKey.ValueSet(KindExperiment),
 		platform.ProjectKey.ValueSet(w.state.ProjectID))
@@ -86,9 +82,16 @@ func (w *experiment) run(ctx workflow.Context) (ExperimentState, error) {
 		StartToCloseTimeout: 30 * time.Second,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
 	})
+	expiring := expiresReviews(ctx)
 	for {
-		if err := workflow.Await(ctx, func() bool { return w.dirty }); err != nil {
+		if err := awaitChangeOrExpiry(ctx, expiring, w.state.Reviews, func() bool { return w.dirty }); err != nil {
 			return w.state, err
+		}
+		if expiring && expireReviews(workflow.Now(ctx), w.state.Reviews) {
+			w.changed()
+		}
+		if !w.dirty {
+			continue
 		}
 		w.dirty = false
 		d := w.state.Decision()
@@ -113,6 +116,12 @@ func (w *experiment) run(ctx workflow.Context) (ExperimentState, error) {
 // not allow.
 func (w *experiment) validateTransition(ctx workflow.Context, req TransitionRequest) error {
 	_, err := gates.Check(w.state.Status, w.state.Facts(), req.Transition)
+	return refusal(err)
+}
+
+// refusal turns a gate check's error into the validator's typed refusal
+// (gate_blocked with the blocked details, or invalid_input); nil stays nil.
+func refusal(err error) error {
 	var be *gates.BlockedError
 	if errors.As(err, &be) {
 		return temporal.NewApplicationErrorWithOptions(be.Error(), ErrTypeGateBlocked,
@@ -213,7 +222,8 @@ func (w *experiment) reviewVerdict(now time.Time, v ReviewVerdict) {
 		return
 	}
 	w.state.RevisionContext = &RevisionContext{From: w.state.Status, Verdict: v.Verdict, ReturnTo: string(route.To),
-		Synopsis: v.Synopsis, Notes: v.Notes, RequestID: v.RequestID}
+		Synopsis: v.Synopsis, Notes: v.Notes, RequestID: v.RequestID,
+		Findings: v.Findings, Evidence: v.Evidence}
 	w.state.Reviews[v.Kind] = ReviewState{Status: ReviewStatusNone}
 	w.moveByVerdict(now, v, route)
 }

@@ -181,11 +181,11 @@ func TestExperiment_DependenciesGateStartRunning(t *testing.T) {
 		expect(gates.ReadyToRun, gate("dependencies_pending"), 0).
 		refused(gates.TStartRunning, ErrTypeGateBlocked).
 		add(func() {
-			h.env.SignalWorkflow(DependencySettledSignal, DependencySettled{ExperimentID: "exp_a", Status: gates.Complete})
+			h.signal(DependencySettledSignal, DependencySettled{ExperimentID: "exp_a", Status: gates.Complete})
 		}).
 		expect(gates.ReadyToRun, gate("dependencies_pending"), 0).
 		add(func() {
-			h.env.SignalWorkflow(DependencySettledSignal, DependencySettled{ExperimentID: "exp_b", Status: gates.Failed})
+			h.signal(DependencySettledSignal, DependencySettled{ExperimentID: "exp_b", Status: gates.Failed})
 		}).
 		expect(gates.ReadyToRun, gate("dependency_failed"), 0).
 		transition("abandon_experiment", nil)

@@ -29,6 +29,8 @@ type harness struct {
 	steps []func()
 	mu    sync.Mutex
 	recs  []ExperimentRecord
+	// db holds the records behind the signals the harness sends.
+	db *ledger
 	// finals are the final states the workflow stored (its last step).
 	finals []ExperimentState
 	n      int
@@ -39,6 +41,7 @@ func newHarness(t *testing.T) *harness {
 	ts.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	h := &harness{t: t, env: ts.NewTestWorkflowEnvironment()}
 	h.env.RegisterWorkflowWithOptions(Experiment, workflow.RegisterOptions{Name: ExperimentWorkflowName})
+	h.db = newLedger(h.env)
 	h.env.RegisterActivityWithOptions(func(context.Context, ExperimentRecord) error { return nil },
 		activity.RegisterOptions{Name: RecordExperimentActivity})
 	h.env.RegisterActivityWithOptions(func(_ context.Context, st ExperimentState) error {
@@ -96,12 +99,18 @@ func (h *harness) state() ExperimentState {
 
 func (h *harness) add(f func()) *harness { h.steps = append(h.steps, f); return h }
 
+// signal sends a signal the api would send, after writing its record.
+func (h *harness) signal(name string, v any) {
+	h.db.record(name, v)
+	h.env.SignalWorkflow(name, v)
+}
+
 // land uploads an artifact of role for the current attempt.
 func (h *harness) land(role string, valid bool) *harness {
 	return h.add(func() {
 		h.n++
 		st := h.state()
-		h.env.SignalWorkflow(ArtifactLandedSignal, ArtifactRef{ArtifactID: fmt.Sprintf("art_%d", h.n), Role: role,
+		h.signal(ArtifactLandedSignal, ArtifactRef{ArtifactID: fmt.Sprintf("art_%d", h.n), Role: role,
 			Path: role, Attempt: st.Attempt, SHA256: fmt.Sprintf("%064d", h.n), Size: 10, Valid: valid})
 	})
 }
@@ -113,13 +122,13 @@ func (h *harness) review(verdict, returnTo string) *harness {
 		h.n++
 		st := h.state()
 		kind, id = ReviewKindOf(st.Status), fmt.Sprintf("rr_%d", h.n)
-		h.env.SignalWorkflow(ReviewRequestedSignal, ReviewRequested{Kind: kind, RequestID: id, Role: kind + "_reviewer",
+		h.signal(ReviewRequestedSignal, ReviewRequested{Kind: kind, RequestID: id, Role: kind + "_reviewer",
 			SnapshotToken: st.SnapshotToken()})
 	})
 	h.expect("", reviewGateOf(&kind), -1)
-	h.add(func() { h.env.SignalWorkflow(ReviewStartedSignal, ReviewStarted{Kind: kind, RequestID: id}) })
+	h.add(func() { h.signal(ReviewStartedSignal, ReviewStarted{Kind: kind, RequestID: id}) })
 	return h.add(func() {
-		h.env.SignalWorkflow(ReviewVerdictSignal, ReviewVerdict{Kind: kind, RequestID: id, Verdict: verdict, ReturnTo: returnTo, Synopsis: "s"})
+		h.signal(ReviewVerdictSignal, ReviewVerdict{Kind: kind, RequestID: id, Verdict: verdict, ReturnTo: returnTo, Synopsis: "s"})
 	})
 }
 

@@ -44,6 +44,9 @@ type ReviewVerdict struct {
 	ReturnTo  string `json:"return_to,omitempty"`
 	Synopsis  string `json:"synopsis"`
 	Notes     string `json:"notes,omitempty"`
+	// Findings and Evidence are review.submit's optional findings and evidence.
+	Findings []any          `json:"findings,omitempty"`
+	Evidence map[string]any `json:"evidence,omitempty"`
 }
 
 // DependencySettled is the payload of DependencySettledSignal.

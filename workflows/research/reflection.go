@@ -1,7 +1,6 @@
 package research
 
 import (
-	"errors"
 	"sort"
 	"time"
 
@@ -42,11 +41,7 @@ func (w *reflection) setup(ctx workflow.Context) error {
 		workflow.UpdateHandlerOptions{Validator: w.validateTransition}); err != nil {
 		return err
 	}
-	receive(ctx, ArtifactLandedSignal, w.artifactLanded)
-	receive(ctx, ReviewRequestedSignal, w.reviewRequested)
-	receive(ctx, ReviewStartedSignal, w.reviewStarted)
-	receive(ctx, ReviewVerdictSignal, func(v ReviewVerdict) { w.reviewVerdict(workflow.Now(ctx), v) })
-	receive(ctx, ProposalSubmittedSignal, w.proposalSubmitted)
+	w.receiveVerified(ctx)
 	return workflow.UpsertTypedSearchAttributes(ctx, platform.KindKey.ValueSet(KindReflection),
 		platform.ProjectKey.ValueSet(w.state.ProjectID))
 }
@@ -59,9 +54,13 @@ func (w *reflection) run(ctx workflow.Context) (ReflectionState, error) {
 		StartToCloseTimeout: 30 * time.Second,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
 	})
+	expiring := expiresReviews(ctx)
 	for {
-		if err := workflow.Await(ctx, func() bool { return w.dirty || w.advanceDue() || w.publishDue() }); err != nil {
+		if err := awaitChangeOrExpiry(ctx, expiring, w.state.Reviews, func() bool { return w.dirty || w.advanceDue() || w.publishDue() }); err != nil {
 			return w.state, err
+		}
+		if expiring && expireReviews(workflow.Now(ctx), w.state.Reviews) {
+			w.changed()
 		}
 		if w.advanceDue() {
 			w.advance(ctx)
@@ -96,15 +95,7 @@ func (w *reflection) run(ctx workflow.Context) (ReflectionState, error) {
 // not allow.
 func (w *reflection) validateTransition(ctx workflow.Context, req TransitionRequest) error {
 	_, err := rg.Check(w.state.Status, w.state.Facts(), req.Transition)
-	var be *gates.BlockedError
-	if errors.As(err, &be) {
-		return temporal.NewApplicationErrorWithOptions(be.Error(), ErrTypeGateBlocked,
-			temporal.ApplicationErrorOptions{NonRetryable: true, Details: []any{*be}})
-	}
-	if err != nil {
-		return temporal.NewApplicationErrorWithOptions(err.Error(), ErrTypeInvalidInput, temporal.ApplicationErrorOptions{NonRetryable: true})
-	}
-	return nil
+	return refusal(err)
 }
 
 // ReflectionTransitionResult answers TransitionUpdate on a wave.
@@ -218,7 +209,8 @@ func (w *reflection) reviewVerdict(now time.Time, v ReviewVerdict) {
 		return
 	}
 	w.state.RevisionContext = &RevisionContext{From: gates.Status(w.state.Status), Verdict: v.Verdict, ReturnTo: string(route.To),
-		Synopsis: v.Synopsis, Notes: v.Notes, RequestID: v.RequestID}
+		Synopsis: v.Synopsis, Notes: v.Notes, RequestID: v.RequestID,
+		Findings: v.Findings, Evidence: v.Evidence}
 	w.state.Reviews[v.Kind] = ReviewState{Status: ReviewStatusNone}
 	if route.NewRevision {
 		w.newProposalRevision()

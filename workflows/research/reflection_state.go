@@ -73,6 +73,8 @@ type ReflectionState struct {
 	RevisionContext  *RevisionContext       `json:"revision_context,omitempty"`
 	Published        *PublishResult         `json:"published,omitempty"`
 	History          []TransitionRecord     `json:"history"`
+	// RejectedSignals are gate-opening signals no authenticated record backed.
+	RejectedSignals []RejectedSignal `json:"rejected_signals,omitempty"`
 }
 
 // ArtifactKey is where an artifact of role (and lens) lives in Artifacts.

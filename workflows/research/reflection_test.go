@@ -25,6 +25,7 @@ type wave struct {
 	steps   []func()
 	n       int
 	settled []DependencySettled
+	db      *ledger
 	// finals are the final states the wave stored (its last step).
 	finals []ReflectionState
 }
@@ -34,6 +35,7 @@ func newWave(t *testing.T, advances ...AdvanceResult) *wave {
 	ts.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	w := &wave{t: t, env: ts.NewTestWorkflowEnvironment()}
 	w.env.RegisterWorkflowWithOptions(Reflection, workflow.RegisterOptions{Name: ReflectionWorkflowName})
+	w.db = newLedger(w.env)
 	// The follow-up child: it must learn its dependency settled.
 	w.env.RegisterWorkflowWithOptions(func(ctx workflow.Context, in ExperimentInput) (ExperimentState, error) {
 		var d DependencySettled
@@ -88,14 +90,20 @@ func (w *wave) expect(status rg.Status, gate string, attempt int) *wave {
 }
 
 func (w *wave) signal(name string, v any) *wave {
-	return w.step(func() { w.env.SignalWorkflow(name, v) })
+	return w.step(func() { w.send(name, v) })
+}
+
+// send sends a signal the api would send, after writing its record.
+func (w *wave) send(name string, v any) {
+	w.db.record(name, v)
+	w.env.SignalWorkflow(name, v)
 }
 
 func (w *wave) upload(role, lens string, valid bool) *wave {
 	return w.step(func() {
 		w.n++
 		st := w.state()
-		w.env.SignalWorkflow(ArtifactLandedSignal, ReflectionArtifact{LensID: lens, ArtifactRef: ArtifactRef{ArtifactID: role + lens + string(rune('a'+w.n)),
+		w.send(ArtifactLandedSignal, ReflectionArtifact{LensID: lens, ArtifactRef: ArtifactRef{ArtifactID: role + lens + string(rune('a'+w.n)),
 			Role: role, Attempt: st.Attempt, SHA256: "s", Valid: valid}})
 	})
 }
@@ -136,13 +144,13 @@ func (w *wave) review(kind, verdict, returnTo string) *wave {
 	id := kind + verdict + returnTo
 	w.step(func() {
 		st := w.state()
-		w.env.SignalWorkflow(ReviewRequestedSignal, ReviewRequested{Kind: kind, RequestID: id + string(rune('a'+len(w.steps))), SnapshotToken: st.SnapshotToken()})
+		w.send(ReviewRequestedSignal, ReviewRequested{Kind: kind, RequestID: id + string(rune('a'+len(w.steps))), SnapshotToken: st.SnapshotToken()})
 	})
 	w.step(func() {
-		w.env.SignalWorkflow(ReviewStartedSignal, ReviewStarted{Kind: kind, RequestID: w.state().Reviews[kind].RequestID})
+		w.send(ReviewStartedSignal, ReviewStarted{Kind: kind, RequestID: w.state().Reviews[kind].RequestID})
 	})
 	return w.step(func() {
-		w.env.SignalWorkflow(ReviewVerdictSignal, ReviewVerdict{Kind: kind, RequestID: w.state().Reviews[kind].RequestID, Verdict: verdict, ReturnTo: returnTo})
+		w.send(ReviewVerdictSignal, ReviewVerdict{Kind: kind, RequestID: w.state().Reviews[kind].RequestID, Verdict: verdict, ReturnTo: returnTo})
 	})
 }
 
@@ -190,7 +198,7 @@ func TestReflection_EveryRejectionPathThenPublished(t *testing.T) {
 		review("reflection", gates.VerdictPass, "").expect(rg.ReflectionReview, "reflection_review_passed", 1).
 		transition(rg.TBeginConsolidation, false).expect(rg.Consolidating, "consolidation_proposal_required", 1).
 		propose(1).expect(rg.Consolidating, "consolidation_proposal_required", 1).
-		propose(0).expect(rg.Consolidating, "consolidating", 1).propose(0).
+		propose(0).expect(rg.Consolidating, "consolidation_review_required", 1).propose(0).
 		review("consolidation", gates.VerdictNeedsChanges, "").expect(rg.Consolidating, "consolidation_proposal_required", 1).
 		// Revision 1 passes review; its advance is stale, which opens revision 2.
 		propose(1).review("consolidation", gates.VerdictPass, "").expect(rg.Consolidating, "consolidation_proposal_required", 1).

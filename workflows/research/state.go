@@ -45,6 +45,9 @@ type ReviewState struct {
 	Role          string    `json:"role,omitempty"`
 	ExpiresAt     time.Time `json:"expires_at,omitempty"`
 	SnapshotToken string    `json:"snapshot_token,omitempty"`
+	// ExpiredRequestID is the request that expired unanswered, leaving this
+	// review to be requested again.
+	ExpiredRequestID string `json:"expired_request_id,omitempty"`
 }
 
 // RevisionContext says why an experiment went back.
@@ -56,6 +59,9 @@ type RevisionContext struct {
 	Notes     string       `json:"notes,omitempty"`
 	Reason    string       `json:"reason,omitempty"`
 	RequestID string       `json:"review_request_id,omitempty"`
+	// Findings and Evidence are the rejecting reviewer's.
+	Findings []any          `json:"findings,omitempty"`
+	Evidence map[string]any `json:"evidence,omitempty"`
 }
 
 // TransitionRecord is one sealed status change.
@@ -85,6 +91,8 @@ type ExperimentState struct {
 	// SandboxesRunning are the attached sandboxes reported running
 	// (SandboxActivitySignal), sorted; any makes the gate execution_active.
 	SandboxesRunning []string `json:"sandboxes_running,omitempty"`
+	// RejectedSignals are gate-opening signals no authenticated record backed.
+	RejectedSignals []RejectedSignal `json:"rejected_signals,omitempty"`
 }
 
 // reviewKind maps review statuses to the key of Reviews.

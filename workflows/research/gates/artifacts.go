@@ -19,7 +19,41 @@ type Template struct {
 	Path     string `json:"path"`
 	Guidance string `json:"guidance"`
 	Text     string `json:"template"`
+	// Sections are the "## " headings the check wants, each with a body.
+	Sections []string `json:"required_sections,omitempty"`
 	sections []string
+}
+
+// Checks says, in the validator's own terms, what CheckArtifact wants of
+// role: the guidance an agent is given is these sentences.
+func Checks(role string) []string {
+	t, ok := Templates[role]
+	if !ok {
+		return nil
+	}
+	size := fmt.Sprintf("at most %d bytes", MaxGatedArtifactBytes)
+	switch role {
+	case string(EvResult):
+		return []string{"a JSON object with at least one key (metrics, numbers)", size}
+	case string(EvGraph):
+		return []string{fmt.Sprintf("JSON {nodes: [{id, label}], edges: [{from, to}]}: 1 to %d nodes with unique non-empty ids", MaxGraphNodes),
+			"every edge names two of those nodes", "no cycle (a DAG)", size}
+	}
+	return []string{"markdown with the sections " + headings(t.sections) + ", each with a non-empty body",
+		"no line left containing " + placeholder + " (replace every " + placeholder + " line of the template)", size}
+}
+
+func headings(sections []string) string {
+	out := make([]string, len(sections))
+	for i, s := range sections {
+		out[i] = "\"## " + s + "\""
+	}
+	return strings.Join(out, ", ")
+}
+
+// GuidanceOf is role's guidance: what to do, then exactly what the check wants.
+func GuidanceOf(role string) string {
+	return Templates[role].Guidance + " The check wants: " + strings.Join(Checks(role), "; ") + "."
 }
 
 // placeholder marks a template line the agent must replace.
@@ -183,4 +217,11 @@ func checkGraph(content []byte) []string {
 func FilledTemplate(role string) string {
 	t := Templates[role]
 	return strings.ReplaceAll(t.Text, placeholder, "Filled:")
+}
+
+func init() {
+	for role, t := range Templates {
+		t.Sections = t.sections
+		Templates[role] = t
+	}
 }

@@ -66,13 +66,9 @@ func TestTable_AllRequirementsMetOpensForward(t *testing.T) {
 		if d.Gate != st.Forward.Gate || d.NextAction != st.Forward.NextAction || len(d.MissingEvidence) != 0 {
 			t.Errorf("%s: got %+v", st.Status, d)
 		}
-		m, err := Check(st.Status, f, st.Forward.Transition)
-		if err != nil {
+		if _, err := Check(st.Status, f, st.Forward.Transition); err != nil {
 			t.Errorf("%s: forward refused: %v", st.Status, err)
 			continue
-		}
-		if !contains(statusNames(m.From), string(st.Status)) {
-			t.Errorf("%s: move %s does not leave this status", st.Status, m.Name)
 		}
 		// Every other non-side move is refused here.
 		for _, other := range Moves {
@@ -101,13 +97,6 @@ func TestTable_TerminalStatusesAllowNothing(t *testing.T) {
 }
 
 func TestTable_IsConsistentWithMoves(t *testing.T) {
-	for _, m := range Moves {
-		for _, from := range m.From {
-			if _, ok := StageOf(from); !ok {
-				t.Errorf("move %s leaves %s, which has no stage", m.Name, from)
-			}
-		}
-	}
 	for _, st := range Table {
 		if _, ok := MoveOf(st.Forward.Transition); !ok {
 			t.Errorf("%s forward %s is not a move", st.Status, st.Forward.Transition)
@@ -192,12 +181,4 @@ func TestCheckArtifact_FilledTemplatesPassRawOnesFail(t *testing.T) {
 	if p := CheckArtifact("notes", []byte("anything")); len(p) != 0 {
 		t.Error("ungated role checked")
 	}
-}
-
-func statusNames(ss []Status) []string {
-	var out []string
-	for _, s := range ss {
-		out = append(out, string(s))
-	}
-	return out
 }

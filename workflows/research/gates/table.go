@@ -149,10 +149,10 @@ var Table = []Stage{
 	},
 }
 
-// Move is where a transition takes an experiment.
+// Move is where a transition takes an experiment; which statuses it
+// leaves is the table's (a stage's Forward and Side).
 type Move struct {
 	Name string
-	From []Status // nil: every open status
 	To   Status
 	// NewAttempt starts a new attempt (attempt_index + 1).
 	NewAttempt bool
@@ -160,12 +160,12 @@ type Move struct {
 
 // Moves lists every transition.
 var Moves = []Move{
-	{Name: TSubmitDesign, From: []Status{Planned}, To: DesignReview},
-	{Name: TMarkReadyToRun, From: []Status{DesignReview}, To: ReadyToRun},
-	{Name: TStartRunning, From: []Status{ReadyToRun}, To: Running},
-	{Name: TSubmitResults, From: []Status{Running}, To: ExperimentReview},
-	{Name: TRetryRunning, From: []Status{Running}, To: Running},
-	{Name: TComplete, From: []Status{ExperimentReview}, To: Complete},
+	{Name: TSubmitDesign, To: DesignReview},
+	{Name: TMarkReadyToRun, To: ReadyToRun},
+	{Name: TStartRunning, To: Running},
+	{Name: TSubmitResults, To: ExperimentReview},
+	{Name: TRetryRunning, To: Running},
+	{Name: TComplete, To: Complete},
 	{Name: TAbandon, To: Abandoned},
 	{Name: TMarkFailed, To: Failed},
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
@@ -70,6 +71,56 @@ var Templates = map[string]Template{
 	string(EvChangeSpec): {Role: string(EvChangeSpec), Path: "change_spec.json",
 		Guidance: "Write the change spec publish applies: claim_changes ({claim_id, status?, confidence?} to change a claim, {statement, scope?, confidence?} to add one) and at most 3 follow_up_experiments ({name, intent, depends_on: corpus experiment ids}); then artifact.submit it with role change_spec.",
 		Text:     "{\n  \"summary\": \"TODO: what this wave changes and why\",\n  \"claim_changes\": [],\n  \"follow_up_experiments\": []\n}\n"},
+}
+
+// Checks says, in the validator's own terms, what CheckArtifact (and the
+// api's change-spec check against the project) wants of role.
+func Checks(role string) []string {
+	t, ok := Templates[role]
+	if !ok {
+		return nil
+	}
+	size := fmt.Sprintf("at most %d bytes", gates.MaxGatedArtifactBytes)
+	todo := "no " + placeholder + " left anywhere"
+	switch role {
+	case string(EvProjectGraph):
+		return append(gates.Checks("graph"), todo)
+	case string(EvChangeSpec):
+		return []string{
+			"JSON with exactly the keys summary, claim_changes, follow_up_experiments (no others)",
+			"summary: a non-empty string",
+			"each claim_changes entry either changes a project claim {claim_id, status and/or confidence} or adds one {statement, scope?, confidence?}",
+			"status one of " + strings.Join(keys(claimStatuses), "|") + "; confidence one of " + strings.Join(keys(confidences), "|"),
+			fmt.Sprintf("at most %d follow_up_experiments {name, intent, depends_on?}", MaxFollowUps),
+			"each follow-up name unique, folder-safe (3–48 of a-z 0-9 . _ -, starting with a letter or digit) and not the name of an experiment of the project",
+			"depends_on lists only ids of this wave's corpus experiments", todo, size}
+	}
+	return []string{"markdown with the sections " + headings(t.sections) + ", each with a non-empty body", todo, size}
+}
+
+func headings(sections []string) string {
+	out := make([]string, len(sections))
+	for i, s := range sections {
+		out[i] = "\"## " + s + "\""
+	}
+	return strings.Join(out, ", ")
+}
+
+// keys are the non-empty keys of set, sorted.
+func keys(set map[string]bool) []string {
+	var out []string
+	for k := range set {
+		if k != "" {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// GuidanceOf is role's guidance: what to do, then exactly what the check wants.
+func GuidanceOf(role string) string {
+	return Templates[role].Guidance + " The check wants: " + strings.Join(Checks(role), "; ") + "."
 }
 
 // Gated reports whether role is a reflection artifact role checked by a gate.

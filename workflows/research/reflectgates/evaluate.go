@@ -51,9 +51,15 @@ func Evaluate(status Status, f gates.Facts) gates.Decision {
 			if lv == gates.Started {
 				d.NextAction = first.WaitAction
 			}
+			if (lv == gates.Requested || lv == gates.Started) && first.RequestedGate != "" {
+				d.Gate = first.RequestedGate
+			}
 		case KindAdvance:
-			if lv == gates.Invalid {
+			switch lv {
+			case gates.Invalid:
 				d.Gate, d.NextAction = first.InvalidGate, first.InvalidAction
+			case gates.Requested:
+				d.NextAction = first.WaitAction
 			}
 		}
 		d.BlockedActions = append(d.BlockedActions, gates.Blocked{Action: st.Forward.Transition, Reason: d.Gate})

@@ -55,8 +55,12 @@ type Requirement struct {
 	Gate         string
 	NextAction   string
 	AllowedTools []string
-	// WaitAction is the next action of a review row once the review started.
+	// WaitAction is the next action of a review row once the review
+	// started, and of the advance row once the advance is intended.
 	WaitAction string
+	// RequestedGate, when set, replaces Gate for a review row once the
+	// review is requested (consolidation_review_required → consolidating).
+	RequestedGate string
 	// InvalidGate and InvalidAction describe a failed advance.
 	InvalidGate, InvalidAction string
 	// LocksSide blocks the side transitions (abandon) while this evidence
@@ -130,8 +134,10 @@ var Table = []Stage{
 		Status: Consolidating,
 		Requirements: []Requirement{
 			{Evidence: EvProposal, Kind: KindProposal, Gate: "consolidation_proposal_required", NextAction: "submit_consolidation_proposal", AllowedTools: []string{toolConsGet, toolConsSubmit}},
-			{Evidence: EvConsolidationReview, Kind: KindReview, Gate: "consolidating", NextAction: "launch_consolidation_reviewer", WaitAction: "wait_for_consolidation_review", AllowedTools: []string{toolReviewReq, toolReviewStatus}},
-			{Evidence: EvCentralAdvance, Kind: KindAdvance, Gate: "central_advance_required", NextAction: "wait_for_central_advance", AllowedTools: []string{},
+			{Evidence: EvConsolidationReview, Kind: KindReview, Gate: "consolidation_review_required", RequestedGate: "consolidating", NextAction: "launch_consolidation_reviewer", WaitAction: "wait_for_consolidation_review", AllowedTools: []string{toolReviewReq, toolReviewStatus}},
+			// advance_central while the advance is due (the workflow runs it by
+			// itself), wait_for_central_advance once it is intended.
+			{Evidence: EvCentralAdvance, Kind: KindAdvance, Gate: "central_advance_required", NextAction: "advance_central", WaitAction: "wait_for_central_advance", AllowedTools: []string{},
 				InvalidGate: "consolidation_proposal_required", InvalidAction: "submit_consolidation_proposal", LocksSide: true},
 		},
 		// The workflow publishes by itself once the advance is bound (the
@@ -141,19 +147,19 @@ var Table = []Stage{
 	},
 }
 
-// Move is where a transition takes a reflection.
+// Move is where a transition takes a reflection; which statuses it
+// leaves is the table's (a stage's Forward and Side).
 type Move struct {
 	Name string
-	From []Status // nil: every open status
 	To   Status
 }
 
 // Moves lists every transition.
 var Moves = []Move{
-	{Name: TSubmitReflections, From: []Status{Reflecting}, To: Synthesizing},
-	{Name: TSubmitReflectionArtifacts, From: []Status{Synthesizing}, To: ReflectionReview},
-	{Name: TBeginConsolidation, From: []Status{ReflectionReview}, To: Consolidating},
-	{Name: TPublish, From: []Status{Consolidating}, To: Published},
+	{Name: TSubmitReflections, To: Synthesizing},
+	{Name: TSubmitReflectionArtifacts, To: ReflectionReview},
+	{Name: TBeginConsolidation, To: Consolidating},
+	{Name: TPublish, To: Published},
 	{Name: TAbandon, To: Abandoned},
 }
 

@@ -1,0 +1,118 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/mocks"
+
+	"github.com/gatehouse/gatehouse/internal/config"
+	"github.com/gatehouse/gatehouse/models/modelstest"
+	"github.com/gatehouse/gatehouse/models/platform"
+	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
+	"github.com/gatehouse/gatehouse/workflows/research/gates"
+)
+
+// statusWorkflow is the workflow block of one experiment's
+// status_and_next: allowed_actions and review_gate.
+type statusWorkflow struct {
+	Allowed    []string       `json:"allowed_actions"`
+	ReviewGate map[string]any `json:"review_gate"`
+}
+
+// statusAllowed answers allowed_actions of one experiment at st, for p,
+// in a deployment with features f.
+func statusAllowed(t *testing.T, f config.Features, p platform.Principal, st wf.ExperimentState) []string {
+	t.Helper()
+	return statusOfExperiment(t, f, p, st).Allowed
+}
+
+// statusOfExperiment answers the workflow block of one experiment at st.
+func statusOfExperiment(t *testing.T, f config.Features, p platform.Principal, st wf.ExperimentState) statusWorkflow {
+	t.Helper()
+	s := newTestService(t)
+	cat, err := NewCatalogue(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Cat, s.DB = cat, modelstest.SQLite(t)
+	tc := &mocks.Client{}
+	s.Temporal = tc
+	for _, row := range []any{&models.Project{ID: "prj_a", Name: "allowed", CreatedBy: "op"},
+		&models.Experiment{ID: "exp_a", ProjectID: "prj_a", Name: "allowed", Status: string(st.Status)}} {
+		if err := s.DB.Create(row).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.ProjectID, st.ExperimentID = "prj_a", "exp_a"
+	tc.On("QueryWorkflow", mock.Anything, wf.ExperimentWorkflowID("exp_a"), "", wf.StateQuery).Return(queriedState{st}, nil)
+	out, terr := s.Invoke(context.Background(), p, "workflow.status_and_next", json.RawMessage(`{"project_id":"prj_a","experiment_id":"exp_a"}`))
+	if terr != nil {
+		t.Fatal(terr)
+	}
+	raw, _ := json.Marshal(out)
+	var env struct {
+		Workflow statusWorkflow `json:"workflow"`
+	}
+	_ = json.Unmarshal(raw, &env)
+	return env.Workflow
+}
+
+// TestStatusAndNext_ReviewGateStatusesAreTheContracts: a pass on a
+// snapshot the target has left is attested_blocked; an expired request
+// is none with a hint to request again.
+func TestStatusAndNext_ReviewGateStatusesAreTheContracts(t *testing.T) {
+	agent := platform.Principal{CredentialID: "a", Role: platform.RoleAgent, AllProjects: true}
+	f := config.Features{Storage: true, Sandboxes: true}
+	for _, c := range []struct {
+		review     wf.ReviewState
+		status     string
+		hasRequest bool
+	}{
+		{wf.ReviewState{Status: wf.ReviewStatusPassed, RequestID: "rr_p", SnapshotToken: "an-earlier-snapshot"}, "attested_blocked", true},
+		{wf.ReviewState{Status: wf.ReviewStatusNone, ExpiredRequestID: "rr_x"}, "none", false},
+		{wf.ReviewState{Status: wf.ReviewStatusRequested, RequestID: "rr_r"}, "requested", true},
+		{wf.ReviewState{Status: wf.ReviewStatusRequested, RequestID: "rr_old", SnapshotToken: "a-snapshot-the-target-left"}, "attested_blocked", true},
+		{wf.ReviewState{Status: wf.ReviewStatusStarted, RequestID: "rr_s"}, "started", true},
+	} {
+		g := statusOfExperiment(t, f, agent, wf.ExperimentState{Status: gates.DesignReview, Artifacts: map[string]wf.ArtifactRef{},
+			Reviews: map[string]wf.ReviewState{"design": c.review}}).ReviewGate
+		if g["status"] != c.status || (g["request_id"] != nil) != c.hasRequest {
+			t.Errorf("%+v: review_gate %v, want status %s", c.review, g, c.status)
+		}
+		if (c.status == "attested_blocked" || c.review.ExpiredRequestID != "") && g["hint"] == nil {
+			t.Errorf("%+v: no hint to request again: %v", c.review, g)
+		}
+	}
+}
+
+// TestStatusAndNext_AllowedActionsAreWhatThisCallerMayCallNow: no hidden
+// tool for an agent key, no tool of a family turned off, and the allowed
+// transitions among them, as the contract's experiment.transition says.
+func TestStatusAndNext_AllowedActionsAreWhatThisCallerMayCallNow(t *testing.T) {
+	agent := platform.Principal{CredentialID: "a", Role: platform.RoleAgent, AllProjects: true}
+	review := wf.ExperimentState{Status: gates.DesignReview, Artifacts: map[string]wf.ArtifactRef{},
+		Reviews: map[string]wf.ReviewState{"design": {Status: wf.ReviewStatusRequested, RequestID: "rr_1"}}}
+	got := statusAllowed(t, config.Features{Storage: true, Sandboxes: true}, agent, review)
+	if slices.Contains(got, "review.status") || !slices.Contains(got, "review.request") ||
+		!slices.Contains(got, gates.TAbandon) || !slices.Contains(got, gates.TMarkFailed) {
+		t.Fatalf("design review, agent key: %v", got)
+	}
+	ready := wf.ExperimentState{Status: gates.ReadyToRun, Artifacts: map[string]wf.ArtifactRef{}, Reviews: map[string]wf.ReviewState{}}
+	got = statusAllowed(t, config.Features{Storage: true, Sandboxes: false}, agent, ready)
+	for _, a := range got {
+		if len(a) > 8 && a[:8] == "sandbox." {
+			t.Fatalf("sandboxes off, yet allowed_actions lists %s: %v", a, got)
+		}
+	}
+	if !slices.Contains(got, gates.TStartRunning) || !slices.Contains(got, "experiment.transition") {
+		t.Fatalf("ready to run: %v", got)
+	}
+	if got := statusAllowed(t, config.Features{Storage: true, Sandboxes: true}, agent, ready); !slices.Contains(got, "sandbox.request") {
+		t.Fatalf("sandboxes on, ready to run: %v", got)
+	}
+}

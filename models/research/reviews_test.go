@@ -1,0 +1,54 @@
+package research_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/models/modelstest"
+	"github.com/gatehouse/gatehouse/models/research"
+)
+
+func openRequest(id, role string, expires time.Time) research.ReviewRequest {
+	return research.ReviewRequest{ID: id, ProjectID: "prj", TargetType: "experiment", TargetID: "exp", Kind: "design", Role: role,
+		ProducerSessionID: "main", CapabilityHash: "cap_" + id, SnapshotToken: "s", SnapshotJSON: "{}", Status: research.ReviewRequested, ExpiresAt: expires}
+}
+
+// TestCreateReviewRequest_OneReviewOfAKindPerTargetAtATime: a request of
+// another role beside an open one is refused and writes nothing; the same
+// role supersedes; an expired one no longer holds the target.
+func TestCreateReviewRequest_OneReviewOfAKindPerTargetAtATime(t *testing.T) {
+	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
+		ctx := context.Background()
+		soon := time.Now().Add(time.Hour)
+		if err := research.CreateReviewRequest(ctx, db, openRequest("rr_human", "human", soon)); err != nil {
+			t.Fatal(err)
+		}
+		err := research.CreateReviewRequest(ctx, db, openRequest("rr_agent", "design_reviewer", soon))
+		var me *research.Error
+		if !errors.As(err, &me) || me.Code != research.CodeConflict || me.Details["review_request_id"] != "rr_human" {
+			t.Fatalf("second role beside an open human review: %v", err)
+		}
+		var n int64
+		db.Model(&research.ReviewRequest{}).Where("id = ?", "rr_agent").Count(&n)
+		if n != 0 {
+			t.Fatal("the refused request was stored")
+		}
+		if err := research.CreateReviewRequest(ctx, db, openRequest("rr_human2", "human", soon)); err != nil {
+			t.Fatalf("same role: %v", err)
+		}
+		var old research.ReviewRequest
+		if db.Where("id = ?", "rr_human").Take(&old); old.Status != research.ReviewSuperseded {
+			t.Fatalf("same role did not supersede: %s", old.Status)
+		}
+		if err := db.Model(&research.ReviewRequest{}).Where("id = ?", "rr_human2").Update("expires_at", time.Now().Add(-time.Minute)).Error; err != nil {
+			t.Fatal(err)
+		}
+		if err := research.CreateReviewRequest(ctx, db, openRequest("rr_agent2", "design_reviewer", soon)); err != nil {
+			t.Fatalf("after the human request expired: %v", err)
+		}
+	})
+}

@@ -1,0 +1,83 @@
+package research
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+)
+
+// receiveVerified reads the experiment's gate-opening signals. A run that
+// verifies signals (see decision.go) applies each one's database record;
+// a run recorded before that change applies the signal's own values, so
+// its history replays.
+func (w *experiment) receiveVerified(ctx workflow.Context) {
+	query := func(signal, recordID string) DecisionQuery {
+		return DecisionQuery{Signal: signal, TargetType: TargetExperiment, ProjectID: w.state.ProjectID,
+			TargetID: w.state.ExperimentID, RecordID: recordID}
+	}
+	receiveIn(ctx, ArtifactLandedSignal, func(ctx workflow.Context, a ArtifactRef) {
+		if !verifiesSignals(ctx) {
+			w.artifactLanded(a)
+			return
+		}
+		if rec, ok := verifyDecision(ctx, query(ArtifactLandedSignal, a.ArtifactID), &w.state.RejectedSignals); ok && rec.Artifact != nil {
+			w.artifactLanded(rec.Artifact.ArtifactRef)
+		}
+	})
+	review := func(ctx workflow.Context, signal string, requestID string, unverified func()) {
+		if !verifiesSignals(ctx) {
+			unverified()
+			return
+		}
+		if rec, ok := verifyDecision(ctx, query(signal, requestID), &w.state.RejectedSignals); ok && rec.Review != nil {
+			w.reviewRecorded(workflow.Now(ctx), *rec.Review)
+		}
+	}
+	receiveIn(ctx, ReviewRequestedSignal, func(ctx workflow.Context, r ReviewRequested) {
+		review(ctx, ReviewRequestedSignal, r.RequestID, func() { w.reviewRequested(r) })
+	})
+	receiveIn(ctx, ReviewStartedSignal, func(ctx workflow.Context, r ReviewStarted) {
+		review(ctx, ReviewStartedSignal, r.RequestID, func() { w.reviewStarted(r) })
+	})
+	receiveIn(ctx, ReviewVerdictSignal, func(ctx workflow.Context, v ReviewVerdict) {
+		review(ctx, ReviewVerdictSignal, v.RequestID, func() { w.reviewVerdict(workflow.Now(ctx), v) })
+	})
+	receiveIn(ctx, DependencySettledSignal, func(ctx workflow.Context, d DependencySettled) {
+		if !verifiesSignals(ctx) {
+			w.dependencySettled(d)
+			return
+		}
+		if rec, ok := verifyDecision(ctx, query(DependencySettledSignal, d.ExperimentID), &w.state.RejectedSignals); ok && rec.Dependency != nil {
+			w.dependencySettled(*rec.Dependency)
+		}
+	})
+}
+
+// reviewRecorded applies a review request as the database holds it: a
+// live request becomes the kind's current review, a started one its
+// session, a submitted one its verdict, once.
+func (w *experiment) reviewRecorded(now time.Time, r ReviewRecord) {
+	cur := w.state.Reviews[r.Kind]
+	if reviewKind(w.state.Status) != r.Kind {
+		return
+	}
+	if !r.ExpiresAt.IsZero() && !now.Before(r.ExpiresAt) {
+		return // an expired request opens nothing; the producer requests anew
+	}
+	requested := ReviewRequested{Kind: r.Kind, RequestID: r.RequestID, Role: r.Role, ExpiresAt: r.ExpiresAt, SnapshotToken: r.SnapshotToken}
+	switch r.Status {
+	case RecordRequested:
+		if cur.RequestID != r.RequestID && !heldByOtherRole(cur, r, now) {
+			w.reviewRequested(requested)
+		}
+	case RecordStarted:
+		if cur.RequestID != r.RequestID {
+			w.reviewRequested(requested)
+		}
+		w.reviewStarted(ReviewStarted{Kind: r.Kind, RequestID: r.RequestID})
+	case RecordSubmitted:
+		if cur.RequestID == r.RequestID && (cur.Status == ReviewStatusRequested || cur.Status == ReviewStatusStarted) {
+			w.reviewVerdict(now, verdictOf(r))
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package research
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+)
+
+// receiveVerified reads the wave's gate-opening signals, applying each
+// one's database record once verified (see decision.go); a run recorded
+// before that change applies the signal's own values.
+func (w *reflection) receiveVerified(ctx workflow.Context) {
+	query := func(signal, recordID string) DecisionQuery {
+		return DecisionQuery{Signal: signal, TargetType: TargetReflection, ProjectID: w.state.ProjectID,
+			TargetID: w.state.ReflectionID, RecordID: recordID}
+	}
+	receiveIn(ctx, ArtifactLandedSignal, func(ctx workflow.Context, a ReflectionArtifact) {
+		if !verifiesSignals(ctx) {
+			w.artifactLanded(a)
+			return
+		}
+		if rec, ok := verifyDecision(ctx, query(ArtifactLandedSignal, a.ArtifactID), &w.state.RejectedSignals); ok && rec.Artifact != nil {
+			w.artifactLanded(*rec.Artifact)
+		}
+	})
+	review := func(ctx workflow.Context, signal string, requestID string, unverified func()) {
+		if !verifiesSignals(ctx) {
+			unverified()
+			return
+		}
+		if rec, ok := verifyDecision(ctx, query(signal, requestID), &w.state.RejectedSignals); ok && rec.Review != nil {
+			w.reviewRecorded(workflow.Now(ctx), *rec.Review)
+		}
+	}
+	receiveIn(ctx, ReviewRequestedSignal, func(ctx workflow.Context, r ReviewRequested) {
+		review(ctx, ReviewRequestedSignal, r.RequestID, func() { w.reviewRequested(r) })
+	})
+	receiveIn(ctx, ReviewStartedSignal, func(ctx workflow.Context, r ReviewStarted) {
+		review(ctx, ReviewStartedSignal, r.RequestID, func() { w.reviewStarted(r) })
+	})
+	receiveIn(ctx, ReviewVerdictSignal, func(ctx workflow.Context, v ReviewVerdict) {
+		review(ctx, ReviewVerdictSignal, v.RequestID, func() { w.reviewVerdict(workflow.Now(ctx), v) })
+	})
+	receiveIn(ctx, ProposalSubmittedSignal, func(ctx workflow.Context, p ProposalRef) {
+		if !verifiesSignals(ctx) {
+			w.proposalSubmitted(p)
+			return
+		}
+		if rec, ok := verifyDecision(ctx, query(ProposalSubmittedSignal, p.ProposalID), &w.state.RejectedSignals); ok && rec.Proposal != nil {
+			w.proposalSubmitted(*rec.Proposal)
+		}
+	})
+}
+
+// reviewRecorded applies a review request of the wave as the database
+// holds it (see the experiment's).
+func (w *reflection) reviewRecorded(now time.Time, r ReviewRecord) {
+	if w.state.ReviewKind() != r.Kind {
+		return
+	}
+	if !r.ExpiresAt.IsZero() && !now.Before(r.ExpiresAt) {
+		return // an expired request opens nothing; the producer requests anew
+	}
+	cur := w.state.Reviews[r.Kind]
+	requested := ReviewRequested{Kind: r.Kind, RequestID: r.RequestID, Role: r.Role, ExpiresAt: r.ExpiresAt, SnapshotToken: r.SnapshotToken}
+	switch r.Status {
+	case RecordRequested:
+		if cur.RequestID != r.RequestID && !heldByOtherRole(cur, r, now) {
+			w.reviewRequested(requested)
+		}
+	case RecordStarted:
+		if cur.RequestID != r.RequestID {
+			w.reviewRequested(requested)
+		}
+		w.reviewStarted(ReviewStarted{Kind: r.Kind, RequestID: r.RequestID})
+	case RecordSubmitted:
+		if cur.RequestID == r.RequestID && (cur.Status == ReviewStatusRequested || cur.Status == ReviewStatusStarted) {
+			w.reviewVerdict(now, verdictOf(r))
+		}
+	}
+}
