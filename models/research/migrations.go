@@ -22,5 +22,7 @@ func Migrations() []migrate.Migration {
 		// reflection, storage, sandbox and commit tables.
 		FinalStateMigration(),
 		SandboxHostQueueMigration(),
+		SandboxInspectTokenMigration(),
+		StorageUploadKeyMigration(),
 	}
 }
