@@ -82,7 +82,7 @@ func TestSandboxRequest_LifetimeCapReachesTheWorkflow(t *testing.T) {
 	s, tc := kubeService(t)
 	s.Config.Sandbox.MaxLifetime = 2 * time.Hour
 	inputs := startsRunning(s, tc)
-	if _, terr := request(s, map[string]any{"provider": "kubernetes", "time_limit": 3*3600}); terr == nil || terr.Pointer != "/time_limit" {
+	if _, terr := request(s, map[string]any{"provider": "kubernetes", "time_limit": 3 * 3600}); terr == nil || terr.Pointer != "/time_limit" {
 		t.Fatalf("a time_limit over the lifetime: %+v", terr)
 	}
 	if _, terr := request(s, map[string]any{"provider": "kubernetes", "time_limit": 3600}); terr != nil {

@@ -159,4 +159,3 @@ func outputName(uid, p string) string {
 	}
 	return n
 }
-

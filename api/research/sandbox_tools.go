@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/gatehouse/gatehouse/internal/sandbox"
 	"github.com/gatehouse/gatehouse/internal/sandbox/deploy"
 	"github.com/gatehouse/gatehouse/internal/temporalerr"

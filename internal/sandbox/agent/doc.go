@@ -19,10 +19,10 @@ const (
 	// EnvTokenSHA256 is the hex SHA-256 of the bearer token: all a Pod
 	// spec carries, so reading the spec does not give the token.
 	EnvTokenSHA256 = "GATEHOUSE_SANDBOX_INSPECT_TOKEN_SHA256"
-	EnvRoot      = "GATEHOUSE_SANDBOX_ROOT"
-	EnvSSHPort   = "GATEHOUSE_SANDBOX_SSH_PORT"
-	EnvPort      = "GATEHOUSE_SANDBOX_INSPECT_PORT"
-	EnvTimeLimit = "GATEHOUSE_SANDBOX_TIME_LIMIT_SECONDS"
-	EnvCPU       = "GATEHOUSE_SANDBOX_CPU"
-	EnvMemoryMB  = "GATEHOUSE_SANDBOX_MEMORY_MB"
+	EnvRoot        = "GATEHOUSE_SANDBOX_ROOT"
+	EnvSSHPort     = "GATEHOUSE_SANDBOX_SSH_PORT"
+	EnvPort        = "GATEHOUSE_SANDBOX_INSPECT_PORT"
+	EnvTimeLimit   = "GATEHOUSE_SANDBOX_TIME_LIMIT_SECONDS"
+	EnvCPU         = "GATEHOUSE_SANDBOX_CPU"
+	EnvMemoryMB    = "GATEHOUSE_SANDBOX_MEMORY_MB"
 )
