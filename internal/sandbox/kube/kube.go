@@ -77,8 +77,10 @@ const (
 	// run (activeDeadlineSeconds): time for provisioning retries and a
 	// patient teardown.
 	DeadlineGrace = 15 * time.Minute
-	// LabelUID carries the sandbox uid on every Pod, for sweeping orphans.
-	LabelUID = "gatehouse.dev/sandbox-uid"
+	// LabelUID carries the sandbox uid, lowercased, on every Pod, for
+	// sweeping orphans; AnnotationUID carries it exactly.
+	LabelUID      = "gatehouse.dev/sandbox-uid"
+	AnnotationUID = "gatehouse.dev/sandbox-uid"
 	// gpuResource is the extended resource a GPU is requested as.
 	gpuResource = corev1.ResourceName("nvidia.com/gpu")
 )
@@ -171,7 +173,8 @@ func (p *Provider) RenderPod(spec sandbox.Spec, token string) *corev1.Pod {
 	deadline := int64((max(spec.MaxLifetime, spec.TimeLimit, time.Minute) + DeadlineGrace).Seconds())
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: PodName(spec.UID), Namespace: p.Namespace,
-			Labels: map[string]string{LabelUID: strings.ToLower(spec.UID), "app.kubernetes.io/managed-by": "gatehouse"}},
+			Labels:      map[string]string{LabelUID: strings.ToLower(spec.UID), "app.kubernetes.io/managed-by": "gatehouse"},
+			Annotations: map[string]string{AnnotationUID: spec.UID}},
 		Spec: corev1.PodSpec{
 			RestartPolicy:                corev1.RestartPolicyNever,
 			ActiveDeadlineSeconds:        &deadline,
@@ -305,4 +308,34 @@ func (p *Provider) Destroy(ctx context.Context, uid string) error {
 		return fmt.Errorf("kube: delete pod: %w", err)
 	}
 	return nil
+}
+
+var _ sandbox.Holder = (*Provider)(nil)
+
+// Holding implements sandbox.Holder: the sandboxes whose Pods exist in
+// Namespace, by their uid annotation (the label, lowercased, for Pods
+// without one).
+func (p *Provider) Holding(ctx context.Context) ([]string, error) {
+	pods, err := p.pods()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	opts := metav1.ListOptions{LabelSelector: LabelUID, Limit: 500}
+	for {
+		list, err := pods.List(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("kube: list sandbox pods: %w", err)
+		}
+		for _, pod := range list.Items {
+			uid := pod.Annotations[AnnotationUID]
+			if uid == "" {
+				uid = pod.Labels[LabelUID]
+			}
+			out = append(out, uid)
+		}
+		if opts.Continue = list.Continue; opts.Continue == "" {
+			return out, nil
+		}
+	}
 }
