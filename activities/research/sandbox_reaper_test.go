@@ -130,7 +130,9 @@ type holder struct {
 	destroyed []string
 }
 
-func (h *holder) Name() string                                { return h.name }
-func (h *holder) Holding(context.Context) ([]string, error)   { return h.uids, nil }
-func (h *holder) Destroy(_ context.Context, uid string) error { h.destroyed = append(h.destroyed, uid); return nil }
-
+func (h *holder) Name() string                              { return h.name }
+func (h *holder) Holding(context.Context) ([]string, error) { return h.uids, nil }
+func (h *holder) Destroy(_ context.Context, uid string) error {
+	h.destroyed = append(h.destroyed, uid)
+	return nil
+}
