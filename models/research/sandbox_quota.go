@@ -11,6 +11,13 @@ import (
 // liveSandboxStatuses hold a machine (or may still): a quota counts them.
 var liveSandboxStatuses = []string{SandboxProvisioning, SandboxRunning, SandboxCleanupPending}
 
+// cleanupCounted is how long a cleanup_pending sandbox still counts
+// against its project's quota after its last change: its workflow keeps
+// retrying the teardown that long at most (SandboxHostGiveUp) before it
+// gives up on a host that never came back, which must not hold the
+// project's quota forever.
+const cleanupCounted = 24 * time.Hour
+
 // SandboxQuota caps what one project's live sandboxes hold together.
 type SandboxQuota struct {
 	// MaxLive is the most live sandboxes (provisioning, running,
@@ -20,7 +27,8 @@ type SandboxQuota struct {
 	MaxGPUs int
 }
 
-// SandboxUsage is what a project's live sandboxes hold.
+// SandboxUsage is what a project's live sandboxes hold (a cleanup_pending
+// one for cleanupCounted after its last change).
 type SandboxUsage struct {
 	Live int
 	GPUs int
@@ -66,7 +74,8 @@ func sandboxUsage(tx *gorm.DB, projectID string) (SandboxUsage, error) {
 		GPUs int `gorm:"column:gpus"`
 	}
 	err := tx.Model(&Sandbox{}).Select("COUNT(*) AS live, COALESCE(SUM(gpu), 0) AS gpus").
-		Where("project_id = ? AND status IN ?", projectID, liveSandboxStatuses).Scan(&row).Error
+		Where("project_id = ? AND (status IN ? OR status = ? AND updated_at > ?)", projectID,
+			[]string{SandboxProvisioning, SandboxRunning}, SandboxCleanupPending, time.Now().UTC().Add(-cleanupCounted)).Scan(&row).Error
 	return SandboxUsage{Live: row.Live, GPUs: row.GPUs}, err
 }
 

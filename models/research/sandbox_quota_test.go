@@ -61,7 +61,8 @@ func TestSandboxQuota_ConcurrentRequestsNeverPassTheLiveCap(t *testing.T) {
 }
 
 // TestSandboxQuota_GPUsAndEndedSandboxes: GPUs are capped together; an
-// ended sandbox frees its slot and GPUs, a cleanup_pending one does not.
+// ended sandbox frees its slot and GPUs, a cleanup_pending one does not
+// until its workflow has given up on it.
 func TestSandboxQuota_GPUsAndEndedSandboxes(t *testing.T) {
 	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
 		ctx := context.Background()
@@ -82,7 +83,14 @@ func TestSandboxQuota_GPUsAndEndedSandboxes(t *testing.T) {
 		if err := research.CreateSandboxWithinQuota(ctx, db, quotaSandbox("sbx_g4", 1), q); !isQuotaError(err) {
 			t.Fatalf("a GPU while one is cleanup_pending: %v", err)
 		}
-		_ = research.MirrorSandbox(ctx, db, research.SandboxUpdate{UID: "sbx_g1", Status: research.SandboxTerminated, ExpiresAt: now}, now)
+		stale := now.Add(-25 * time.Hour) // a host that never came back: its workflow gave up
+		if err := db.Model(&research.Sandbox{}).Where("uid = ?", "sbx_g1").Update("updated_at", stale).Error; err != nil {
+			t.Fatal(err)
+		}
+		if err := research.CreateSandboxWithinQuota(ctx, db, quotaSandbox("sbx_g6", 1), q); err != nil {
+			t.Fatalf("a GPU once a cleanup_pending one went stale: %v", err)
+		}
+		_ = research.MirrorSandbox(ctx, db, research.SandboxUpdate{UID: "sbx_g6", Status: research.SandboxTerminated, ExpiresAt: now}, now)
 		if err := research.CreateSandboxWithinQuota(ctx, db, quotaSandbox("sbx_g5", 1), q); err != nil {
 			t.Fatalf("a GPU once one ended: %v", err)
 		}
