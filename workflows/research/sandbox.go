@@ -21,9 +21,10 @@ type sandboxRun struct {
 // Sandbox is the workflow behind sandbox/<uid>. Provisioning and teardown
 // are retried activities; the time limit is a durable timer that
 // SandboxExtendSignal moves, never past the input's MaxLifetime; expiry or
-// SandboxReleaseSignal tears down. After SandboxContinueAfter signals a run
-// continues as new with its state (SandboxInput.Resume), so no number of
-// extends grows one history without bound.
+// SandboxReleaseSignal tears down. After SandboxContinueAfter signals, or
+// when Temporal suggests it, a run continues as new with its state
+// (SandboxInput.Resume), so no number of extends grows one history
+// without bound.
 // A teardown that keeps failing leaves the sandbox cleanup_pending while
 // it is retried without limit. A local sandbox lives on the worker host
 // that provisioned it: its re-provisioning and teardown run on that
