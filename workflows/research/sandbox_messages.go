@@ -36,8 +36,10 @@ type SandboxEndpoint struct {
 	// sandbox (its SSH server and files): re-provisioning and teardown run
 	// there. Empty for providers any worker can reach.
 	HostQueue string `json:",omitempty"`
-	// InspectURL and InspectToken reach the sandbox agent of a Pod that
-	// records its runs (kubernetes with an agent image).
+	// InspectURL reaches the sandbox agent of a Pod that records its runs
+	// (kubernetes with an agent image). Its bearer token lives in the
+	// sandbox's row; InspectToken is set only by Pods made before that
+	// (their spec held it), so no newer history or query carries one.
 	InspectURL   string `json:",omitempty"`
 	InspectToken string `json:",omitempty"`
 }
