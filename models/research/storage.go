@@ -172,11 +172,13 @@ func FinishCompletion(ctx context.Context, db *gorm.DB, id string, matched bool,
 
 // BindCompletion makes a completing object available with its bytes at
 // key, the copy the completion itself wrote and checked; won is false when
-// another completion settled the object first (key is then unused).
+// another completion settled the object first (key is then unused). The
+// attempt's key stays recorded until its URLs expire, so the sweep
+// reclaims what a PUT after completion may still write there.
 func BindCompletion(ctx context.Context, db *gorm.DB, id, key string, now time.Time, retention time.Duration) (o StorageObject, won bool, err error) {
 	exp := now.Add(retention)
 	res := db.WithContext(ctx).Model(&StorageObject{}).Where("id = ? AND status = ?", id, StorageCompleting).Updates(map[string]any{
-		"status": StorageAvailable, "blob_key": key, "upload_blob_key": "", "expires_at": exp, "completed_at": now, "last_error": "", "updated_at": now})
+		"status": StorageAvailable, "blob_key": key, "expires_at": exp, "completed_at": now, "last_error": "", "updated_at": now})
 	if res.Error != nil {
 		return o, false, res.Error
 	}
@@ -263,7 +265,8 @@ func SweepExpired(ctx context.Context, db *gorm.DB, now time.Time, limit int) (e
 		}
 		keys := map[string]bool{}
 		for _, o := range due {
-			res := tx.Model(&StorageObject{}).Where("id = ? AND status = ?", o.ID, o.Status).Updates(map[string]any{"status": StorageExpired, "updated_at": now})
+			res := tx.Model(&StorageObject{}).Where("id = ? AND status = ?", o.ID, o.Status).
+				Updates(map[string]any{"status": StorageExpired, "upload_blob_key": "", "updated_at": now})
 			if res.Error != nil {
 				return res.Error
 			}
@@ -282,7 +285,31 @@ func SweepExpired(ctx context.Context, db *gorm.DB, now time.Time, limit int) (e
 				reclaim = append(reclaim, k)
 			}
 		}
-		return nil
+		retired, err := retireUploadKeys(tx, now, limit)
+		reclaim = append(reclaim, retired...)
+		return err
 	})
 	return expired, reclaim, err
+}
+
+// retireUploadKeys answers, and forgets, the upload keys of settled
+// objects whose upload URLs have expired: nothing reads those keys, and
+// no URL can write them any more.
+func retireUploadKeys(tx *gorm.DB, now time.Time, limit int) ([]string, error) {
+	var settled []StorageObject
+	if err := tx.Where("status IN ? AND upload_blob_key <> '' AND upload_expires_at IS NOT NULL AND upload_expires_at <= ?",
+		[]string{StorageAvailable, StorageExpired, StorageDeleted}, now).Order("id").Limit(limit).Find(&settled).Error; err != nil {
+		return nil, err
+	}
+	var keys []string
+	for _, o := range settled {
+		res := tx.Model(&StorageObject{}).Where("id = ? AND upload_blob_key = ?", o.ID, o.UploadBlobKey).Update("upload_blob_key", "")
+		if res.Error != nil {
+			return nil, res.Error
+		}
+		if res.RowsAffected == 1 {
+			keys = append(keys, o.UploadBlobKey)
+		}
+	}
+	return keys, nil
 }
