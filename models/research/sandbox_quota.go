@@ -83,12 +83,3 @@ func quotaError(msg string, use SandboxUsage, q SandboxQuota) *Error {
 	return &Error{Code: CodeConflict, Field: "/additional", Message: msg, Details: map[string]any{"reason": "sandbox_quota_exceeded",
 		"live_sandboxes": use.Live, "live_gpus": use.GPUs, "max_live_sandboxes": q.MaxLive, "max_gpus": q.MaxGPUs}}
 }
-
-// ReapSandbox ends the row of a sandbox whose machine the orphan reaper
-// destroyed (its workflow was gone): terminated, with the reason, unless
-// it already ended.
-func ReapSandbox(ctx context.Context, db *gorm.DB, uid string, now time.Time) error {
-	return db.WithContext(ctx).Model(&Sandbox{}).Where("uid = ? AND status IN ?", uid, liveSandboxStatuses).
-		Updates(map[string]any{"status": SandboxTerminated, "ended_at": now, "updated_at": now,
-			"last_error": "reaped: its machine outlived its workflow, so the orphan reaper destroyed it"}).Error
-}
