@@ -59,6 +59,7 @@ func registerSandboxHost(r sdkworker.Registry, deps Dependencies) {
 	r.RegisterActivityWithOptions(sbx.ProvisionSandbox, activity.RegisterOptions{Name: researchwf.ProvisionSandboxActivity})
 	r.RegisterActivityWithOptions(sbx.DestroySandbox, activity.RegisterOptions{Name: researchwf.DestroySandboxActivity})
 	r.RegisterActivityWithOptions(sbx.InspectSandbox, activity.RegisterOptions{Name: researchwf.InspectSandboxActivity})
+	r.RegisterActivityWithOptions(sbx.ReapSandboxes, activity.RegisterOptions{Name: researchwf.ReapSandboxesActivity})
 }
 
 // sandboxActivities are the sandbox activities over this process's

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -16,6 +17,7 @@ import (
 
 	researchact "github.com/gatehouse/gatehouse/activities/research"
 	"github.com/gatehouse/gatehouse/internal/config"
+	"github.com/gatehouse/gatehouse/internal/sandbox"
 	researchwf "github.com/gatehouse/gatehouse/workflows/research"
 )
 
@@ -36,6 +38,8 @@ func registerResearch(r sdkworker.Registry, deps Dependencies) {
 	r.RegisterActivityWithOptions(sbx.DestroySandbox, activity.RegisterOptions{Name: researchwf.DestroySandboxActivity})
 	r.RegisterActivityWithOptions(sbx.RecordSandbox, activity.RegisterOptions{Name: researchwf.RecordSandboxActivity})
 	r.RegisterWorkflowWithOptions(researchwf.SandboxInspect, workflow.RegisterOptions{Name: researchwf.SandboxInspectWorkflowName})
+	r.RegisterWorkflowWithOptions(researchwf.SandboxReaper, workflow.RegisterOptions{Name: researchwf.SandboxReaperWorkflowName})
+	r.RegisterActivityWithOptions(sbx.ReapSandboxes, activity.RegisterOptions{Name: researchwf.ReapSandboxesActivity})
 }
 
 // EnsureResearchSchedules creates the storage sweep schedule, or updates
@@ -45,7 +49,14 @@ func EnsureResearchSchedules(ctx context.Context, c client.Client, cfg config.Co
 	if err := ensureStorageSweep(ctx, c, cfg); err != nil {
 		return err
 	}
-	return nil
+	if !cfg.Features.Sandboxes {
+		return nil
+	}
+	hostQueue := "" // this host's local sandboxes get their own reaper
+	if slices.Contains(cfg.Sandbox.Providers, sandbox.LocalName) {
+		hostQueue, _ = HostQueue(cfg)
+	}
+	return researchact.EnsureSandboxReapers(ctx, c, cfg.TaskQueue, hostQueue, cfg.Sandbox.ReapInterval)
 }
 
 // ResumeSandboxes asks every running sandbox workflow to re-provision its

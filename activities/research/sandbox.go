@@ -30,14 +30,21 @@ type SandboxActivities struct {
 // ProvisionSandbox creates the machine; providers make it idempotent per
 // uid, so a retry answers the same endpoint. It also re-provisions a
 // running sandbox whose machine a restart lost (in.Port: the port to keep).
-// A local sandbox's endpoint names this host's queue (HostQueue).
+// A local sandbox's endpoint names this host's queue (HostQueue). The
+// inspection token of a Pod's agent comes from the sandbox's row, never
+// from the input, and goes back in no answer: it stays out of history.
 func (a *SandboxActivities) ProvisionSandbox(ctx context.Context, in wf.SandboxInput) (wf.SandboxEndpoint, error) {
 	p, err := a.Providers.Get(in.Provider)
 	if err != nil {
 		return wf.SandboxEndpoint{}, temporal.NewNonRetryableApplicationError(err.Error(), "unknown_provider", err)
 	}
+	token, err := a.inspectToken(ctx, in.UID)
+	if err != nil {
+		return wf.SandboxEndpoint{}, err
+	}
 	ep, err := p.Provision(ctx, sandbox.Spec{UID: in.UID, Provider: in.Provider, InstanceType: in.InstanceType, Region: in.Region,
-		CPU: in.CPU, MemoryMB: in.MemoryMB, GPU: in.GPU, PublicKey: in.PublicKey, TimeLimit: in.TimeLimit, Port: in.Port})
+		CPU: in.CPU, MemoryMB: in.MemoryMB, GPU: in.GPU, PublicKey: in.PublicKey, TimeLimit: in.TimeLimit, Port: in.Port,
+		MaxLifetime: in.MaxLifetime, InspectToken: token})
 	if errors.Is(err, sandbox.ErrBadPublicKey) {
 		return wf.SandboxEndpoint{}, temporal.NewNonRetryableApplicationError(err.Error(), "bad_public_key", err)
 	}
@@ -49,6 +56,19 @@ func (a *SandboxActivities) ProvisionSandbox(ctx context.Context, in wf.SandboxI
 		out.HostQueue = a.HostQueue
 	}
 	return out, nil
+}
+
+// inspectToken is the sandbox row's inspection token ("" without a
+// database, or for a row from before tokens).
+func (a *SandboxActivities) inspectToken(ctx context.Context, uid string) (string, error) {
+	if a.DB == nil {
+		return "", nil
+	}
+	var rows []models.Sandbox
+	if err := a.DB.WithContext(ctx).Select("uid", "inspect_token").Where("uid = ?", uid).Limit(1).Find(&rows).Error; err != nil || len(rows) == 0 {
+		return "", err
+	}
+	return rows[0].InspectToken, nil
 }
 
 // DestroySandbox destroys the machine; destroying a gone one succeeds.

@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -74,7 +75,7 @@ func TestResearchSource_VerdictGoesToAnswerHumanReviewAsTheOperator(t *testing.T
 		Verdict{Verdict: "needs_changes", Synopsis: "add a control", ReturnTo: "planned"}); err != nil {
 		t.Fatal(err)
 	}
-	if rv.got[0] != (research.Verdict{Verdict: "needs_changes", Synopsis: "add a control", ReturnTo: "planned"}) ||
+	if !reflect.DeepEqual(rv.got[0], research.Verdict{Verdict: "needs_changes", Synopsis: "add a control", ReturnTo: "planned"}) ||
 		rv.by[0].Role != platform.RoleOperator || rv.by[0].CredentialID != "cred1" {
 		t.Fatalf("answered %+v as %+v", rv.got, rv.by)
 	}

@@ -1,11 +1,13 @@
 package research
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -32,8 +34,9 @@ type sandboxReader interface {
 	// Runs answers the runs, oldest first, once none is running or wait
 	// has passed.
 	Runs(ctx context.Context, uid string, wait time.Duration) ([]sandbox.Run, error)
-	// ReadFile answers the bytes of rel in the working directory.
-	ReadFile(ctx context.Context, uid, rel string, max int64) ([]byte, error)
+	// Open streams the bytes of rel in the working directory, refusing a
+	// file over max; a bad path fails here, not at the first read.
+	Open(ctx context.Context, uid, rel string, max int64) (io.ReadCloser, error)
 	// Digest answers the hex sha256 and size of rel.
 	Digest(ctx context.Context, uid, rel string, max int64) (string, int64, error)
 	// Files lists regular files in the working directory.
@@ -47,12 +50,27 @@ func (l localReader) Runs(ctx context.Context, uid string, wait time.Duration) (
 	return sandbox.WaitRuns(ctx, func() ([]sandbox.Run, error) { return l.insp.Runs(uid) }, wait, runsPollTick)
 }
 
-func (l localReader) ReadFile(_ context.Context, uid, rel string, max int64) ([]byte, error) {
-	return l.insp.ReadFile(uid, rel, max)
+// streamer is what the local provider offers beyond sandbox.Inspector:
+// files streamed and hashed without holding them.
+type streamer interface {
+	OpenFile(uid, rel string, max int64) (io.ReadCloser, int64, error)
+	DigestFile(uid, rel string, max int64) (string, int64, error)
+}
+
+func (l localReader) Open(_ context.Context, uid, rel string, max int64) (io.ReadCloser, error) {
+	if st, ok := l.insp.(streamer); ok {
+		rc, _, err := st.OpenFile(uid, rel, max)
+		return rc, err
+	}
+	b, err := l.insp.ReadFile(uid, rel, max)
+	return io.NopCloser(bytes.NewReader(b)), err
 }
 
 func (l localReader) Digest(ctx context.Context, uid, rel string, max int64) (string, int64, error) {
-	b, err := l.ReadFile(ctx, uid, rel, max)
+	if st, ok := l.insp.(streamer); ok {
+		return st.DigestFile(uid, rel, max)
+	}
+	b, err := l.insp.ReadFile(uid, rel, max)
 	if err != nil {
 		return "", 0, err
 	}
@@ -93,8 +111,8 @@ func (s *Service) remoteFor(ctx context.Context, sb models.Sandbox) (remoteReade
 	case ep.InspectURL != "" && !sb.Active():
 		// The Pod and its runs are gone; its address may be another Pod's.
 		return remoteReader{}, false
-	case ep.InspectURL != "" && ep.InspectToken != "":
-		cl := agent.Client{URL: ep.InspectURL, Token: ep.InspectToken}
+	case ep.InspectURL != "" && inspectToken(sb, ep) != "":
+		cl := agent.Client{URL: ep.InspectURL, Token: inspectToken(sb, ep)}
 		return remoteReader{inspect: func(ctx context.Context, in wf.SandboxInspectRequest) (wf.SandboxInspectResult, error) {
 			out, err := cl.Inspect(ctx, in)
 			if err != nil && agent.ErrorType(err) == "" && ctx.Err() == nil {
@@ -106,6 +124,15 @@ func (s *Service) remoteFor(ctx context.Context, sb models.Sandbox) (remoteReade
 		return remoteReader{inspect: s.hostInspect(ep.HostQueue)}, true
 	}
 	return remoteReader{}, false
+}
+
+// inspectToken is the bearer token of sb's Pod agent: the row's, or, for a
+// sandbox from before tokens left history, the one its workflow recorded.
+func inspectToken(sb models.Sandbox, ep wf.SandboxEndpoint) string {
+	if sb.InspectToken != "" {
+		return sb.InspectToken
+	}
+	return ep.InspectToken
 }
 
 // hostInspect runs each inspection as a short SandboxInspect workflow
@@ -148,26 +175,60 @@ func (r remoteReader) Runs(ctx context.Context, uid string, wait time.Duration) 
 	return agent.FromMessages(out.Runs), nil
 }
 
-// ReadFile copies rel chunk by chunk; a file whose size changes while it
-// is copied is refused rather than stored torn.
-func (r remoteReader) ReadFile(ctx context.Context, uid, rel string, max int64) ([]byte, error) {
-	var data []byte
-	size := int64(-1)
-	for off := int64(0); size < 0 || off < size; {
-		out, err := r.inspect(ctx, wf.SandboxInspectRequest{UID: uid, Op: wf.InspectRead, Path: rel, Offset: off, Length: remoteChunk})
-		switch {
-		case err != nil:
-			return nil, err
-		case out.Size > max:
-			return nil, fmt.Errorf("%w: %q is %d bytes, over the %d byte limit", sandbox.ErrTooLarge, rel, out.Size, max)
-		case size >= 0 && out.Size != size, len(out.Data) == 0 && off < out.Size:
-			return nil, fmt.Errorf("sandbox: %q changed while it was copied; pull it again once it is written", rel)
-		}
-		size = out.Size
-		data, off = append(data, out.Data...), off+int64(len(out.Data))
+// Open copies rel chunk by chunk as it is read, holding one chunk at a
+// time; a file whose size changes while it is copied fails the read
+// rather than being stored torn. The first chunk is fetched here, so a bad
+// path or a file over max fails Open.
+func (r remoteReader) Open(ctx context.Context, uid, rel string, max int64) (io.ReadCloser, error) {
+	c := &chunkReader{ctx: ctx, inspect: r.inspect, uid: uid, rel: rel, size: -1}
+	if err := c.fetch(); err != nil {
+		return nil, err
 	}
-	return data, nil
+	if c.size > max {
+		return nil, fmt.Errorf("%w: %q is %d bytes, over the %d byte limit", sandbox.ErrTooLarge, rel, c.size, max)
+	}
+	return c, nil
 }
+
+// chunkReader reads a remote file one inspection (remoteChunk bytes) at a
+// time.
+type chunkReader struct {
+	ctx     context.Context
+	inspect inspectFunc
+	uid     string
+	rel     string
+	off     int64 // bytes fetched so far
+	size    int64 // the file's size at the first chunk (-1 before it)
+	buf     []byte
+}
+
+func (c *chunkReader) fetch() error {
+	out, err := c.inspect(c.ctx, wf.SandboxInspectRequest{UID: c.uid, Op: wf.InspectRead, Path: c.rel, Offset: c.off, Length: remoteChunk})
+	switch {
+	case err != nil:
+		return err
+	case c.size >= 0 && out.Size != c.size, len(out.Data) == 0 && c.off < out.Size:
+		return fmt.Errorf("sandbox: %q changed while it was copied; pull it again once it is written", c.rel)
+	}
+	c.size, c.buf, c.off = out.Size, out.Data, c.off+int64(len(out.Data))
+	return nil
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	for len(c.buf) == 0 {
+		if c.off >= c.size {
+			return 0, io.EOF
+		}
+		if err := c.fetch(); err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, c.buf)
+	c.buf = c.buf[n:]
+	return n, nil
+}
+
+func (c *chunkReader) Close() error { c.buf = nil; return nil }
 
 func (r remoteReader) Digest(ctx context.Context, uid, rel string, max int64) (string, int64, error) {
 	out, err := r.inspect(ctx, wf.SandboxInspectRequest{UID: uid, Op: wf.InspectDigest, Path: rel, MaxBytes: max})

@@ -1,10 +1,7 @@
 package research
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"path"
@@ -161,74 +158,4 @@ func outputName(uid, p string) string {
 		n = strings.TrimLeft(n, "._@+=-")
 	}
 	return n
-}
-
-func sandboxPullOutputs(ctx context.Context, s *Service, c *Call) (any, error) {
-	in, sb, insp, err := s.sandboxFor(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	if !s.Config.Features.Storage {
-		return nil, toolErr("unsupported", "/paths", "sandbox.pull_outputs copies files into storage objects, and storage is off "+
-			"in this deployment (GATEHOUSE_FEATURE_STORAGE=false): copy the files over SSH, or turn storage on")
-	}
-	if !sb.Active() {
-		return nil, toolErr("conflict", "/sandbox_uid", "sandbox %s is %s; its working directory is gone", sb.UID, sb.Status)
-	}
-	limit := s.Config.MaxBodyBytes
-	if limit <= 0 {
-		limit = 64 << 20
-	}
-	// Read every path before storing any, so a refused path stores nothing.
-	contents := make([][]byte, len(in.Paths))
-	for i, p := range in.Paths {
-		b, err := insp.ReadFile(ctx, sb.UID, p, limit)
-		switch {
-		case errors.Is(err, sandbox.ErrPathOutside):
-			return nil, toolErr("invalid_input", fmt.Sprintf("/paths/%d", i), "path %q leaves the sandbox working directory; refused", p)
-		case errors.Is(err, sandbox.ErrNotFound):
-			return nil, toolErr("not_found", fmt.Sprintf("/paths/%d", i), "no regular file %q in the working directory", p)
-		case errors.As(err, new(*ToolError)):
-			return nil, err
-		case err != nil:
-			return nil, toolErr("invalid_input", fmt.Sprintf("/paths/%d", i), "%v", err)
-		}
-		contents[i] = b
-	}
-	outputs := make([]map[string]any, 0, len(in.Paths))
-	for i, p := range in.Paths {
-		o, err := s.storeOutput(ctx, c, sb, p, contents[i])
-		if err != nil {
-			return nil, err
-		}
-		outputs = append(outputs, map[string]any{"path": p, "object_id": o.ID, "name": o.Name, "version": o.Version,
-			"sha256": o.SHA256, "size_bytes": o.SizeBytes, "status": o.Status, "experiment_id": o.ProducingExperimentID})
-	}
-	return map[string]any{"sandbox_uid": sb.UID, "outputs": outputs, "count": len(outputs)}, nil
-}
-
-// storeOutput copies one file's bytes into an available storage object
-// linked to the sandbox's experiment, and records the pull.
-func (s *Service) storeOutput(ctx context.Context, c *Call, sb models.Sandbox, p string, b []byte) (models.StorageObject, error) {
-	sum := sha256.Sum256(b)
-	o := models.StorageObject{ID: models.NewID("obj_"), ProjectID: sb.ProjectID, Name: outputName(sb.UID, p), Kind: "other", Path: p,
-		SHA256: hex.EncodeToString(sum[:]), SizeBytes: int64(len(b)), ProducingExperimentID: sb.ExperimentID, ProducingRun: sb.UID,
-		SourceURI: "sandbox://" + sb.UID + "/" + strings.TrimPrefix(path.Clean(p), "/"), CreatedBy: c.Principal.CredentialID}
-	o.BlobKey = "research/" + sb.ProjectID + "/storage/" + o.ID
-	got, _, err := models.SubmitObject(ctx, s.DB, o, s.now(), s.Config.StorageRetention)
-	if err != nil {
-		return got, err
-	}
-	if got.Status == models.StorageUploading {
-		if _, err := s.Blobs.Put(ctx, got.BlobKey, bytes.NewReader(b), 0); err != nil {
-			return got, err
-		}
-		if _, err := s.completeUpload(ctx, got); err != nil {
-			return got, err
-		}
-		if got, err = models.GetObject(ctx, s.DB, sb.ProjectID, got.ID); err != nil {
-			return got, err
-		}
-	}
-	return got, models.RecordPull(ctx, s.DB, models.SandboxPull{SandboxUID: sb.UID, Path: path.Clean(p), SHA256: got.SHA256, ObjectID: got.ID})
 }

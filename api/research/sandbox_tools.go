@@ -8,9 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"go.temporal.io/sdk/client"
-	"golang.org/x/crypto/ssh"
-
 	"github.com/gatehouse/gatehouse/internal/sandbox"
 	"github.com/gatehouse/gatehouse/internal/sandbox/deploy"
 	"github.com/gatehouse/gatehouse/internal/temporalerr"
@@ -93,79 +90,7 @@ func sandboxOptions(ctx context.Context, s *Service, c *Call) (any, error) {
 		}
 	}
 	return map[string]any{"default_provider": ps.Default(), "providers": providerNames(ps), "instance_types": out, "count": len(out),
-		"limits": map[string]any{"time_limit_seconds": map[string]int{"default": int(wf.SandboxDefaultTimeLimit.Seconds()), "min": 60, "max": 86400},
-			"extend_max_seconds": int(wf.SandboxMaxExtend.Seconds())}}, nil
-}
-
-func sandboxRequest(ctx context.Context, s *Service, c *Call) (any, error) {
-	in, err := s.sandboxCall(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	key, _, _, rest, err := ssh.ParseAuthorizedKey([]byte(in.PublicKey))
-	if err != nil || strings.TrimSpace(string(rest)) != "" {
-		return nil, invalid("/public_key", "public_key must be one OpenSSH authorized_keys line, e.g. 'ssh-ed25519 AAAA… you@host'")
-	}
-	p, err := s.providers().Get(in.Provider)
-	if err != nil {
-		return nil, invalid("/provider", fmt.Sprintf("unknown provider %q; sandbox.options lists them", in.Provider))
-	}
-	if u, ok := p.(sandbox.Unavailable); ok {
-		return nil, toolErr("unavailable", "/provider", "provider %s is configured but unavailable: %v", p.Name(), u.Err)
-	}
-	it, err := sandbox.Lookup(p, in.InstanceType, in.GPU)
-	if err != nil {
-		return nil, invalid("/instance_type", fmt.Sprintf("provider %s has no instance type %q%s; sandbox.options lists them", p.Name(), in.InstanceType, map[bool]string{true: " with a GPU"}[in.GPU]))
-	}
-	if in.Region != "" && in.Region != it.Region {
-		return nil, invalid("/region", fmt.Sprintf("%s is offered in region %s, not %s", it.Name, it.Region, in.Region))
-	}
-	cpu, mem := it.CPU, it.MemoryMB
-	if in.CPU > 0 {
-		if in.CPU > it.CPU {
-			return nil, invalid("/cpu", fmt.Sprintf("%s has at most %g cpus", it.Name, it.CPU))
-		}
-		cpu = in.CPU
-	}
-	if in.Memory != "" {
-		m, ok := parseMemoryMB(in.Memory)
-		if !ok || m > it.MemoryMB {
-			return nil, invalid("/memory", fmt.Sprintf("memory must look like 512Mi or 4Gi and be at most %d Mi for %s", it.MemoryMB, it.Name))
-		}
-		mem = m
-	}
-	if !in.Additional {
-		active, err := models.ListSandboxes(ctx, s.DB, in.ProjectID, in.ExperimentID, true)
-		if err != nil {
-			return nil, err
-		}
-		if len(active) > 0 {
-			te := toolErr("conflict", "/additional", "sandbox %s is already active here; use it, release it, or pass additional: true", active[0].UID)
-			te.Details = map[string]any{"active_sandbox_uid": active[0].UID}
-			return nil, te
-		}
-	}
-	limit := wf.SandboxDefaultTimeLimit
-	if in.TimeLimit > 0 {
-		limit = time.Duration(in.TimeLimit) * time.Second
-	}
-	row := models.Sandbox{UID: models.NewID("sbx_"), ProjectID: in.ProjectID, ExperimentID: in.ExperimentID, Provider: p.Name(),
-		InstanceType: it.Name, Region: it.Region, CPU: cpu, MemoryMB: mem, GPU: it.GPU, PublicKey: strings.TrimSpace(in.PublicKey),
-		KeyFP: ssh.FingerprintSHA256(key), ExpiresAt: s.now().Add(limit), CreatedBy: c.Principal.CredentialID}
-	if err := models.CreateSandbox(ctx, s.DB, row); err != nil {
-		return nil, err
-	}
-	input := wf.SandboxInput{UID: row.UID, ProjectID: row.ProjectID, Provider: row.Provider, InstanceType: row.InstanceType, Region: row.Region,
-		CPU: cpu, MemoryMB: mem, GPU: row.GPU, PublicKey: row.PublicKey, TimeLimit: limit}
-	if _, err := s.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: wf.SandboxWorkflowID(row.UID), TaskQueue: s.Config.TaskQueue},
-		wf.SandboxWorkflowName, input); err != nil {
-		_ = models.MirrorSandbox(ctx, s.DB, models.SandboxUpdate{UID: row.UID, Status: models.SandboxFailed, ExpiresAt: row.ExpiresAt, Error: err.Error()}, s.now())
-		return nil, err
-	}
-	got := s.awaitSandbox(ctx, in.ProjectID, row.UID, provisionWait, func(sb models.Sandbox) bool { return sb.Status != models.SandboxProvisioning })
-	out := sandboxView(got)
-	out["requested"] = true
-	return out, nil
+		"limits": s.sandboxLimits()}, nil
 }
 
 // awaitSandbox polls the mirror row until done holds or wait passes, and

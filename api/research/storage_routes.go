@@ -49,8 +49,9 @@ func (s *Service) objectByUploadToken(c *gin.Context) (models.StorageObject, boo
 	return o, true
 }
 
-// storageUpload stores the bytes of an uploading object (at most the
-// declared size; more is refused and nothing is kept). Completion checks them.
+// storageUpload stores the bytes of an uploading object's current attempt
+// (at most the declared size; more is refused and nothing is kept) under
+// the attempt's own key. Completion checks a copy of them.
 func (s *Service) storageUpload(c *gin.Context) {
 	o, ok := s.objectByUploadToken(c)
 	if !ok {
@@ -60,7 +61,11 @@ func (s *Service) storageUpload(c *gin.Context) {
 		rest.Abort(c, http.StatusConflict, "conflict", "object "+o.ID+" is "+o.Status+"; it takes no bytes")
 		return
 	}
-	info, err := s.Blobs.Put(c.Request.Context(), o.BlobKey, c.Request.Body, max(o.SizeBytes, 1))
+	if o.UploadBlobKey == "" {
+		rest.Abort(c, http.StatusGone, "expired", "this upload token predates per-attempt uploads; call storage.put_object for a new one")
+		return
+	}
+	info, err := s.Blobs.Put(c.Request.Context(), o.UploadBlobKey, c.Request.Body, max(o.SizeBytes, 1))
 	if err != nil {
 		rest.Abort(c, http.StatusRequestEntityTooLarge, "invalid_input", "upload refused (more bytes than size_bytes declared?): "+err.Error())
 		return
@@ -86,9 +91,12 @@ func (s *Service) storageComplete(c *gin.Context) {
 	c.JSON(http.StatusOK, out)
 }
 
-// completeUpload checks the stored bytes against the declared digest and
-// size: a match makes the object available; a mismatch deletes the bytes,
-// returns the object to uploading and answers invalid_input.
+// completeUpload checks the uploaded bytes against the declared digest and
+// size. It copies the attempt's bytes to a key of its own, hashing what it
+// wrote, so the object it makes available holds exactly the bytes it
+// checked: a PUT racing the check, or a presigned PUT after it, reaches
+// only the attempt's key. A mismatch deletes the bytes, returns the object
+// to uploading and answers invalid_input.
 func (s *Service) completeUpload(ctx context.Context, o models.StorageObject) (map[string]any, error) {
 	if o.Status == models.StorageAvailable {
 		return map[string]any{"object_id": o.ID, "status": o.Status, "object": objectView(o, false), "replayed": true}, nil
@@ -96,32 +104,68 @@ func (s *Service) completeUpload(ctx context.Context, o models.StorageObject) (m
 	if err := models.BeginCompletion(ctx, s.DB, o.ID); err != nil {
 		return nil, pointAt(err, "/object_id")
 	}
-	info, err := s.Blobs.Stat(ctx, o.BlobKey)
-	reason := ""
-	switch {
-	case errors.Is(err, blobstore.ErrNotFound):
-		reason = "no bytes were uploaded"
-	case err != nil:
+	key := boundKey(o)
+	info, reason, err := s.copyAttempt(ctx, o, key)
+	if err != nil {
 		if _, ferr := models.FinishCompletion(ctx, s.DB, o.ID, false, "blob store unavailable", s.now(), s.Config.StorageRetention); ferr != nil {
 			return nil, ferr
 		}
 		return nil, err
-	case info.SHA256 != o.SHA256 || info.Size != o.SizeBytes:
+	}
+	if reason == "" && (info.SHA256 != o.SHA256 || info.Size != o.SizeBytes) {
 		reason = "uploaded bytes (sha256 " + info.SHA256 + ", " + strconv.FormatInt(info.Size, 10) + " bytes) do not match the declaration (sha256 " +
 			o.SHA256 + ", " + strconv.FormatInt(o.SizeBytes, 10) + " bytes)"
-		if derr := s.Blobs.Delete(ctx, o.BlobKey); derr != nil {
-			s.Log.WarnContext(ctx, "storage: could not delete rejected bytes", "key", o.BlobKey, "err", derr)
-		}
-	}
-	done, err := models.FinishCompletion(ctx, s.DB, o.ID, reason == "", reason, s.now(), s.Config.StorageRetention)
-	if err != nil {
-		return nil, err
 	}
 	if reason != "" {
+		s.deleteBlobs(ctx, key, o.UploadBlobKey)
+		done, err := models.FinishCompletion(ctx, s.DB, o.ID, false, reason, s.now(), s.Config.StorageRetention)
+		if err != nil {
+			return nil, err
+		}
 		return nil, &ToolError{Code: "invalid_input", Reason: "upload_rejected", Pointer: "/sha256", Message: "upload rejected, nothing kept: " + reason,
 			Details: map[string]any{"object_id": o.ID, "status": done.Status}}
 	}
+	done, won, err := models.BindCompletion(ctx, s.DB, o.ID, key, s.now(), s.Config.StorageRetention)
+	if err != nil {
+		return nil, err
+	}
+	if !won { // another completion settled it; this copy is unused
+		s.deleteBlobs(ctx, key)
+	} else {
+		s.deleteBlobs(ctx, o.UploadBlobKey)
+	}
 	return map[string]any{"object_id": done.ID, "status": done.Status, "object": objectView(done, false)}, nil
+}
+
+// copyAttempt copies o's upload attempt to key, answering what landed
+// there, or why nothing can (no bytes were uploaded).
+func (s *Service) copyAttempt(ctx context.Context, o models.StorageObject, key string) (blobstore.Info, string, error) {
+	if o.UploadBlobKey == "" {
+		return blobstore.Info{}, "no bytes were uploaded", nil
+	}
+	rc, err := s.Blobs.Open(ctx, o.UploadBlobKey)
+	if errors.Is(err, blobstore.ErrNotFound) {
+		return blobstore.Info{}, "no bytes were uploaded", nil
+	}
+	if err != nil {
+		return blobstore.Info{}, "", err
+	}
+	defer rc.Close()
+	// One byte over the declaration is enough to refuse it.
+	info, err := s.Blobs.Put(ctx, key, io.LimitReader(rc, o.SizeBytes+1), 0)
+	return info, "", err
+}
+
+// deleteBlobs deletes keys best effort (the sweep is the backstop).
+func (s *Service) deleteBlobs(ctx context.Context, keys ...string) {
+	for _, k := range keys {
+		if k == "" {
+			continue
+		}
+		if err := s.Blobs.Delete(ctx, k); err != nil {
+			s.Log.WarnContext(ctx, "storage: could not delete bytes", "key", k, "err", err)
+		}
+	}
 }
 
 // downloadURL is a presigned URL (S3) or an API token URL (filesystem).

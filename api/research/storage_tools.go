@@ -97,13 +97,19 @@ func storageSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 func (s *Service) uploadInstructions(ctx context.Context, o models.StorageObject) (map[string]any, error) {
 	token := "su_" + models.RandomHex(32)
 	expires := s.now().Add(uploadTTL)
-	if err := models.SetUploadToken(ctx, s.DB, o.ID, platform.HashSecret(token), expires); err != nil {
+	attemptKey := uploadAttemptKey(o)
+	if err := models.SetUploadToken(ctx, s.DB, o.ID, platform.HashSecret(token), attemptKey, expires); err != nil {
 		return nil, err
+	}
+	if o.UploadBlobKey != "" { // the replaced attempt's bytes; the sweep is the backstop
+		_ = s.Blobs.Delete(ctx, o.UploadBlobKey)
 	}
 	base := s.publicBase(ctx)
 	putURL := base + StorageUploadPrefix + token
 	if p, ok := s.Blobs.(blobstore.Presigner); ok {
-		u, err := p.PresignPut(ctx, o.BlobKey, uploadTTL)
+		// The presigned PUT names this attempt's key, which no available
+		// object reads: a PUT after completion changes nothing stored.
+		u, err := p.PresignPut(ctx, attemptKey, uploadTTL)
 		if err != nil {
 			return nil, err
 		}

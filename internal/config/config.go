@@ -134,6 +134,16 @@ type Sandbox struct {
 	// Kubeconfig is the kubeconfig file of the kubernetes provider; empty
 	// means the in-cluster service account.
 	Kubeconfig string
+	// MaxLivePerProject caps a project's live sandboxes (provisioning,
+	// running or cleanup_pending), additional ones included.
+	MaxLivePerProject int
+	// MaxGPUsPerProject caps the GPUs a project's live sandboxes hold.
+	MaxGPUsPerProject int
+	// MaxLifetime caps a sandbox's whole life, extends included.
+	MaxLifetime time.Duration
+	// ReapInterval is how often the orphan reaper destroys machines no
+	// live sandbox workflow owns.
+	ReapInterval time.Duration
 }
 
 // SandboxProviderNames are the provider names GATEHOUSE_SANDBOX_PROVIDERS
@@ -251,6 +261,10 @@ var Vars = []Var{
 	{"GATEHOUSE_SANDBOX_KUBE_IMAGE", DefaultSandboxKubeImage, "kubernetes sandbox Pod image, pinned by tag or digest"},
 	{"GATEHOUSE_SANDBOX_KUBE_AGENT_IMAGE", "", "Gatehouse image whose binary runs as the sandbox agent in each Pod, recording runs for sandbox.runs/terminal/pull_outputs; empty: the Pod image's own SSH server, no runs"},
 	{"GATEHOUSE_SANDBOX_KUBECONFIG", "", "kubeconfig file of the kubernetes sandbox provider; empty: in-cluster service account"},
+	{"GATEHOUSE_SANDBOX_MAX_LIVE_PER_PROJECT", "4", "most live sandboxes (provisioning, running, cleanup_pending) one project may hold, additional ones included"},
+	{"GATEHOUSE_SANDBOX_MAX_GPUS_PER_PROJECT", "2", "most GPUs one project's live sandboxes may hold together"},
+	{"GATEHOUSE_SANDBOX_MAX_LIFETIME", "24h", "longest a sandbox may live in total, every extend included (Pods also get activeDeadlineSeconds from it)"},
+	{"GATEHOUSE_SANDBOX_REAP_INTERVAL", "10m", "how often the orphan reaper destroys sandbox Pods and local sandboxes no live workflow owns"},
 }
 
 // Names returns the names of every variable in Vars.
@@ -319,6 +333,10 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 			KubeAgentImage: r.str("GATEHOUSE_SANDBOX_KUBE_AGENT_IMAGE", "")},
 	}
 	c.Sandbox.UnisolatedIUnderstand = r.boolean("GATEHOUSE_SANDBOX_UNISOLATED_I_UNDERSTAND", false)
+	c.Sandbox.MaxLivePerProject = int(r.integer("GATEHOUSE_SANDBOX_MAX_LIVE_PER_PROJECT", 4))
+	c.Sandbox.MaxGPUsPerProject = int(r.integer("GATEHOUSE_SANDBOX_MAX_GPUS_PER_PROJECT", 2))
+	c.Sandbox.MaxLifetime = r.duration("GATEHOUSE_SANDBOX_MAX_LIFETIME", 24*time.Hour)
+	c.Sandbox.ReapInterval = r.duration("GATEHOUSE_SANDBOX_REAP_INTERVAL", 10*time.Minute)
 	c.BlobDir = r.str("GATEHOUSE_BLOB_DIR", filepath.Join(c.DataDir, "blobs"))
 	c.CentralGitDir = r.str("GATEHOUSE_CENTRAL_GIT_DIR", "")
 	c.PublicURL = strings.TrimRight(r.str("GATEHOUSE_PUBLIC_URL", ""), "/")
@@ -340,6 +358,9 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 	}
 	if c.MaxBodyBytes <= 0 {
 		return Config{}, fmt.Errorf("GATEHOUSE_MAX_BODY_BYTES must be positive")
+	}
+	if sb := c.Sandbox; sb.MaxLivePerProject < 1 || sb.MaxGPUsPerProject < 0 || sb.MaxLifetime < time.Minute || sb.ReapInterval < time.Minute {
+		return Config{}, fmt.Errorf("GATEHOUSE_SANDBOX_MAX_LIVE_PER_PROJECT must be at least 1, _MAX_GPUS_PER_PROJECT not negative, _MAX_LIFETIME and _REAP_INTERVAL at least 1m")
 	}
 	var err error
 	if c.Sandbox.Providers, err = sandboxProviders(r.str("GATEHOUSE_SANDBOX_PROVIDERS", "local")); err != nil {

@@ -34,6 +34,7 @@ type manifests struct {
 	roles           map[string]*rbacv1.Role
 	roleBindings    map[string]*rbacv1.RoleBinding
 	pvcs            map[string]*corev1.PersistentVolumeClaim
+	networkPolicies map[string]*networkingv1.NetworkPolicy
 }
 
 var docSeparator = regexp.MustCompile(`(?m)^---\s*$`)
@@ -49,7 +50,7 @@ func decodeManifests(out string) (*manifests, error) {
 		hpas:            map[string]*autoscalingv2.HorizontalPodAutoscaler{},
 		serviceMonitors: map[string]*unstructured.Unstructured{},
 		roles:           map[string]*rbacv1.Role{}, roleBindings: map[string]*rbacv1.RoleBinding{},
-		pvcs: map[string]*corev1.PersistentVolumeClaim{},
+		pvcs: map[string]*corev1.PersistentVolumeClaim{}, networkPolicies: map[string]*networkingv1.NetworkPolicy{},
 	}
 	for _, doc := range docSeparator.Split(out, -1) {
 		if strings.TrimSpace(stripComments(doc)) == "" {
@@ -96,6 +97,8 @@ func (m *manifests) add(gvk, name string, doc []byte) error {
 		return decodeInto(doc, name, m.roleBindings)
 	case "v1/PersistentVolumeClaim":
 		return decodeInto(doc, name, m.pvcs)
+	case "networking.k8s.io/v1/NetworkPolicy":
+		return decodeInto(doc, name, m.networkPolicies)
 	case "monitoring.coreos.com/v1/ServiceMonitor":
 		u := &unstructured.Unstructured{}
 		data, err := yaml.YAMLToJSONStrict(doc)
@@ -162,6 +165,8 @@ func rendered(t *testing.T, set string) *manifests {
 		extra = []string{"--values", productionValues(t)}
 	case "mtls":
 		extra = []string{"--set", "temporal.tls.enabled=true", "--set", "temporal.tls.existingSecret=temporal-client"}
+	case "no-network-policy":
+		extra = []string{"--set", "networkPolicy.enabled=false"}
 	case "kube-sandboxes":
 		extra = []string{"--set", "sandboxes.providers={local,kubernetes}", "--set", "sandboxes.kubernetes.namespace=sandboxes"}
 	}
@@ -205,8 +210,8 @@ func TestDecodeManifests_RejectsUnknownFieldsAndKinds(t *testing.T) {
 
 func TestManifests_KindsPerValueSet(t *testing.T) {
 	want := map[string]map[string]int{
-		"default":    {"Deployment": 2, "Job": 1, "Service": 1, "ConfigMap": 1, "Secret": 1, "ServiceAccount": 1, "PodDisruptionBudget": 2},
-		"production": {"Deployment": 2, "Job": 1, "Service": 1, "ConfigMap": 1, "Secret": 0, "ServiceAccount": 1, "PodDisruptionBudget": 2, "Ingress": 1, "HorizontalPodAutoscaler": 2, "ServiceMonitor": 1},
+		"default":    {"Deployment": 2, "Job": 1, "Service": 1, "ConfigMap": 1, "Secret": 1, "ServiceAccount": 1, "PodDisruptionBudget": 2, "NetworkPolicy": 2},
+		"production": {"Deployment": 2, "Job": 1, "Service": 1, "ConfigMap": 1, "Secret": 0, "ServiceAccount": 1, "PodDisruptionBudget": 2, "Ingress": 1, "HorizontalPodAutoscaler": 2, "ServiceMonitor": 1, "NetworkPolicy": 2},
 	}
 	for _, set := range valueSets {
 		m := rendered(t, set)
@@ -214,7 +219,7 @@ func TestManifests_KindsPerValueSet(t *testing.T) {
 			"Deployment": len(m.deployments), "Job": len(m.jobs), "Service": len(m.services),
 			"ConfigMap": len(m.configMaps), "Secret": len(m.secrets), "ServiceAccount": len(m.serviceAccounts),
 			"PodDisruptionBudget": len(m.pdbs), "Ingress": len(m.ingresses),
-			"HorizontalPodAutoscaler": len(m.hpas), "ServiceMonitor": len(m.serviceMonitors),
+			"HorizontalPodAutoscaler": len(m.hpas), "ServiceMonitor": len(m.serviceMonitors), "NetworkPolicy": len(m.networkPolicies),
 		}
 		for kind, n := range got {
 			if n != want[set][kind] {

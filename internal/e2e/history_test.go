@@ -15,10 +15,17 @@ import (
 // GATEHOUSE_RECORD_HISTORIES=1; otherwise it does nothing.
 func writeHistory(t *testing.T, s *Stack, workflowID, dir, name string) {
 	t.Helper()
+	writeRunHistory(t, s, workflowID, "", dir, name)
+}
+
+// writeRunHistory is writeHistory for one run of the workflow ("": the
+// latest), such as a run that continued as new.
+func writeRunHistory(t *testing.T, s *Stack, workflowID, runID, dir, name string) {
+	t.Helper()
 	if os.Getenv("GATEHOUSE_RECORD_HISTORIES") != "1" {
 		return
 	}
-	it := s.Client(t).GetWorkflowHistory(context.Background(), workflowID, "", false, 0)
+	it := s.Client(t).GetWorkflowHistory(context.Background(), workflowID, runID, false, 0)
 	h := &historypb.History{}
 	for it.HasNext() {
 		ev, err := it.Next()

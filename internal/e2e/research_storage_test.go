@@ -113,9 +113,9 @@ func TestStorage_ObjectUploadedFoundFetchedPinnedExpiredThroughMCP(t *testing.T)
 	if code, raw := uploadObject(t, subB, []byte("model weights v2")); code != 400 || !strings.Contains(raw, "upload_rejected") {
 		t.Fatalf("mismatch: %d %s", code, raw)
 	}
-	blobB := filepath.Join(s.DataDir, "blobs", "research", projectID, "storage", objB)
-	if _, err := os.Stat(blobB); !os.IsNotExist(err) {
-		t.Fatalf("rejected bytes kept: %v", err)
+	bytesOfB := filepath.Join(s.DataDir, "blobs", "research", projectID, "storage", objB+"*")
+	if kept, _ := filepath.Glob(bytesOfB); len(kept) != 0 {
+		t.Fatalf("rejected bytes kept: %v", kept)
 	}
 	if st := dig(agent.must("storage.find", map[string]any{"project_id": projectID, "object_id": objB})["objects"].([]any)[0], "status"); st != "uploading" {
 		t.Fatalf("after mismatch: %v", st)
@@ -128,6 +128,11 @@ func TestStorage_ObjectUploadedFoundFetchedPinnedExpiredThroughMCP(t *testing.T)
 	}
 	if done := op.must("storage.complete_upload", map[string]any{"project_id": projectID, "object_id": objB}); done["status"] != "available" {
 		t.Fatalf("complete_upload: %v", done)
+	}
+	// Only the copy completion checked is kept, under a key no URL named.
+	blobB := blobPath(t, s, db, objB)
+	if kept, _ := filepath.Glob(bytesOfB); len(kept) != 1 || kept[0] != blobB {
+		t.Fatalf("B's bytes after completion: %v, want only %s", kept, blobB)
 	}
 
 	// Fetch gives a one-line download command that returns the bytes.
@@ -178,7 +183,7 @@ func TestStorage_ObjectUploadedFoundFetchedPinnedExpiredThroughMCP(t *testing.T)
 	if code, raw := uploadObject(t, subC, notes); code != 200 {
 		t.Fatalf("upload C: %d %s", code, raw)
 	}
-	blobC := filepath.Join(s.DataDir, "blobs", "research", projectID, "storage", objC)
+	blobC := blobPath(t, s, db, objC)
 	if _, err := os.Stat(blobC); err != nil {
 		t.Fatalf("C's bytes: %v", err)
 	}
@@ -224,6 +229,17 @@ func TestStorage_ObjectUploadedFoundFetchedPinnedExpiredThroughMCP(t *testing.T)
 	if after := countRows(t, db, "research_storage_objects"); after != before {
 		t.Fatalf("bad inputs wrote rows: %d → %d", before, after)
 	}
+}
+
+// blobPath is the file holding an available object's bytes: the key its
+// completion bound (one of its own, never an upload's).
+func blobPath(t *testing.T, s *Stack, db *gorm.DB, objectID string) string {
+	t.Helper()
+	var key string
+	if err := db.Table("research_storage_objects").Select("blob_key").Where("id = ?", objectID).Scan(&key).Error; err != nil || key == "" {
+		t.Fatalf("blob key of %s: %q %v", objectID, key, err)
+	}
+	return filepath.Join(s.DataDir, "blobs", filepath.FromSlash(key))
 }
 
 // recordSweepHistory writes the newest completed storage sweep's history

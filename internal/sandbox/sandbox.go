@@ -53,6 +53,12 @@ type Spec struct {
 	// Port is the SSH port to keep when re-provisioning after a restart
 	// (0: any); a provider that cannot honour it picks another.
 	Port int `json:"port,omitempty"`
+	// MaxLifetime is the longest the sandbox may live, extends included
+	// (0: TimeLimit); a provider may end the machine by itself after it.
+	MaxLifetime time.Duration `json:"max_lifetime,omitempty"`
+	// InspectToken is the bearer token of the sandbox's agent, from the
+	// sandbox's row; never serialized.
+	InspectToken string `json:"-"`
 }
 
 // Endpoint is how an agent reaches a provisioned sandbox.
@@ -61,9 +67,10 @@ type Endpoint struct {
 	Port    int    `json:"ssh_port"`
 	User    string `json:"ssh_user"`
 	Workdir string `json:"workdir"`
-	// InspectURL and InspectToken reach the sandbox agent that records a
-	// remote sandbox's runs (see package sandbox/agent); empty for local
-	// sandboxes and for Pods without the agent.
+	// InspectURL reaches the sandbox agent that records a remote
+	// sandbox's runs (see package sandbox/agent); empty for local
+	// sandboxes and for Pods without the agent. InspectToken is set only
+	// for a Pod from before tokens were hashed (its spec holds it).
 	InspectURL   string `json:"-"`
 	InspectToken string `json:"-"`
 }

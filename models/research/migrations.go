@@ -24,5 +24,7 @@ func Migrations() []migrate.Migration {
 		SandboxHostQueueMigration(),
 		ReviewBindingMigration(),
 		ProjectHumanReviewsMigration(),
+		SandboxInspectTokenMigration(),
+		StorageUploadKeyMigration(),
 	}
 }

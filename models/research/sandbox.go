@@ -42,12 +42,15 @@ type Sandbox struct {
 	// sandbox, mirrored from its workflow's endpoint so an ended sandbox
 	// can be read after Temporal purged its workflow.
 	HostQueue string `gorm:"size:255;not null;default:''"`
-	ExpiresAt time.Time
-	LastError string `gorm:"size:2000;not null;default:''"`
-	CreatedBy string `gorm:"size:64;not null;default:''"`
-	CreatedAt time.Time
-	UpdatedAt time.Time
-	EndedAt   *time.Time
+	// InspectToken is the bearer token of the sandbox agent of a Pod
+	// (kubernetes with recorded runs); only this row holds it.
+	InspectToken string `gorm:"size:128;not null;default:''"`
+	ExpiresAt    time.Time
+	LastError    string `gorm:"size:2000;not null;default:''"`
+	CreatedBy    string `gorm:"size:64;not null;default:''"`
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	EndedAt      *time.Time
 }
 
 // TableName implements gorm's Tabler.

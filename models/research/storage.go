@@ -42,14 +42,18 @@ type StorageObject struct {
 	Notes                 string `gorm:"size:4000;not null;default:''"`
 	BlobKey               string `gorm:"size:512;not null;index"`
 	UploadTokenHash       string `gorm:"size:64;not null;default:'';index"`
-	UploadExpiresAt       *time.Time
-	LastError             string `gorm:"size:2000;not null;default:''"`
-	ExpiresAt             *time.Time
-	CompletedAt           *time.Time
-	DeletedAt             *time.Time `gorm:"column:deleted_at"`
-	CreatedBy             string     `gorm:"size:32;not null"`
-	CreatedAt             time.Time
-	UpdatedAt             time.Time
+	// UploadBlobKey is where the current upload attempt's bytes go: a
+	// fresh key per token, never BlobKey, so no PUT reaches bytes a
+	// completion checked.
+	UploadBlobKey   string `gorm:"size:512;not null;default:''"`
+	UploadExpiresAt *time.Time
+	LastError       string `gorm:"size:2000;not null;default:''"`
+	ExpiresAt       *time.Time
+	CompletedAt     *time.Time
+	DeletedAt       *time.Time `gorm:"column:deleted_at"`
+	CreatedBy       string     `gorm:"size:32;not null"`
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
 // TableName pins the table name.
@@ -120,10 +124,12 @@ func GetObject(ctx context.Context, db *gorm.DB, projectID, id string) (StorageO
 	return o, err
 }
 
-// SetUploadToken issues a new upload token (hash) for an uploading object.
-func SetUploadToken(ctx context.Context, db *gorm.DB, id, tokenHash string, expires time.Time) error {
+// SetUploadToken issues a new upload attempt for an uploading object: a
+// token (hash) and the fresh blob key its bytes go to; an earlier
+// attempt's token and key no longer reach the object.
+func SetUploadToken(ctx context.Context, db *gorm.DB, id, tokenHash, uploadKey string, expires time.Time) error {
 	res := db.WithContext(ctx).Model(&StorageObject{}).Where("id = ? AND status = ?", id, StorageUploading).
-		Updates(map[string]any{"upload_token_hash": tokenHash, "upload_expires_at": expires, "updated_at": time.Now().UTC()})
+		Updates(map[string]any{"upload_token_hash": tokenHash, "upload_blob_key": uploadKey, "upload_expires_at": expires, "updated_at": time.Now().UTC()})
 	if res.Error != nil {
 		return res.Error
 	}
@@ -162,6 +168,21 @@ func FinishCompletion(ctx context.Context, db *gorm.DB, id string, matched bool,
 	}
 	var o StorageObject
 	return o, db.WithContext(ctx).Where("id = ?", id).Take(&o).Error
+}
+
+// BindCompletion makes a completing object available with its bytes at
+// key, the copy the completion itself wrote and checked; won is false when
+// another completion settled the object first (key is then unused). The
+// attempt's key stays recorded until its URLs expire, so the sweep
+// reclaims what a PUT after completion may still write there.
+func BindCompletion(ctx context.Context, db *gorm.DB, id, key string, now time.Time, retention time.Duration) (o StorageObject, won bool, err error) {
+	exp := now.Add(retention)
+	res := db.WithContext(ctx).Model(&StorageObject{}).Where("id = ? AND status = ?", id, StorageCompleting).Updates(map[string]any{
+		"status": StorageAvailable, "blob_key": key, "expires_at": exp, "completed_at": now, "last_error": "", "updated_at": now})
+	if res.Error != nil {
+		return o, false, res.Error
+	}
+	return o, res.RowsAffected == 1, db.WithContext(ctx).Where("id = ?", id).Take(&o).Error
 }
 
 // ObjectAction pins, unpins, renews or deletes an object. Pin clears the
@@ -244,12 +265,16 @@ func SweepExpired(ctx context.Context, db *gorm.DB, now time.Time, limit int) (e
 		}
 		keys := map[string]bool{}
 		for _, o := range due {
-			res := tx.Model(&StorageObject{}).Where("id = ? AND status = ?", o.ID, o.Status).Updates(map[string]any{"status": StorageExpired, "updated_at": now})
+			res := tx.Model(&StorageObject{}).Where("id = ? AND status = ?", o.ID, o.Status).
+				Updates(map[string]any{"status": StorageExpired, "upload_blob_key": "", "updated_at": now})
 			if res.Error != nil {
 				return res.Error
 			}
 			expired += int(res.RowsAffected)
 			keys[o.BlobKey] = true
+			if o.UploadBlobKey != "" && res.RowsAffected == 1 {
+				reclaim = append(reclaim, o.UploadBlobKey) // an abandoned attempt's bytes; no row reads them
+			}
 		}
 		for k := range keys {
 			used, err := blobReferenced(tx, k)
@@ -260,7 +285,31 @@ func SweepExpired(ctx context.Context, db *gorm.DB, now time.Time, limit int) (e
 				reclaim = append(reclaim, k)
 			}
 		}
-		return nil
+		retired, err := retireUploadKeys(tx, now, limit)
+		reclaim = append(reclaim, retired...)
+		return err
 	})
 	return expired, reclaim, err
+}
+
+// retireUploadKeys answers, and forgets, the upload keys of settled
+// objects whose upload URLs have expired: nothing reads those keys, and
+// no URL can write them any more.
+func retireUploadKeys(tx *gorm.DB, now time.Time, limit int) ([]string, error) {
+	var settled []StorageObject
+	if err := tx.Where("status IN ? AND upload_blob_key <> '' AND upload_expires_at IS NOT NULL AND upload_expires_at <= ?",
+		[]string{StorageAvailable, StorageExpired, StorageDeleted}, now).Order("id").Limit(limit).Find(&settled).Error; err != nil {
+		return nil, err
+	}
+	var keys []string
+	for _, o := range settled {
+		res := tx.Model(&StorageObject{}).Where("id = ? AND upload_blob_key = ?", o.ID, o.UploadBlobKey).Update("upload_blob_key", "")
+		if res.Error != nil {
+			return nil, res.Error
+		}
+		if res.RowsAffected == 1 {
+			keys = append(keys, o.UploadBlobKey)
+		}
+	}
+	return keys, nil
 }

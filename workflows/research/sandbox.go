@@ -20,7 +20,11 @@ type sandboxRun struct {
 
 // Sandbox is the workflow behind sandbox/<uid>. Provisioning and teardown
 // are retried activities; the time limit is a durable timer that
-// SandboxExtendSignal moves; expiry or SandboxReleaseSignal tears down.
+// SandboxExtendSignal moves, never past the input's MaxLifetime; expiry or
+// SandboxReleaseSignal tears down. After SandboxContinueAfter signals, or
+// when Temporal suggests it, a run continues as new with its state
+// (SandboxInput.Resume), so no number of extends grows one history
+// without bound.
 // A teardown that keeps failing leaves the sandbox cleanup_pending while
 // it is retried without limit. A local sandbox lives on the worker host
 // that provisioned it: its re-provisioning and teardown run on that
@@ -28,6 +32,9 @@ type sandboxRun struct {
 // cleanup_pending instead of holding teardown forever.
 func Sandbox(ctx workflow.Context, in SandboxInput) (SandboxState, error) {
 	w := &sandboxRun{in: in, state: SandboxState{UID: in.UID, Status: SandboxProvisioning}}
+	if in.Resume != nil {
+		w.state = *in.Resume
+	}
 	if err := w.setup(ctx); err != nil {
 		return w.state, err
 	}
@@ -35,16 +42,26 @@ func Sandbox(ctx workflow.Context, in SandboxInput) (SandboxState, error) {
 }
 
 func (w *sandboxRun) setup(ctx workflow.Context) error {
-	limit := w.in.TimeLimit
-	if limit <= 0 {
-		limit = SandboxDefaultTimeLimit
+	if w.in.Resume == nil {
+		limit := w.in.TimeLimit
+		if limit <= 0 {
+			limit = SandboxDefaultTimeLimit
+		}
+		now := workflow.Now(ctx)
+		w.state.ExpiresAt = now.Add(limit)
+		if w.in.MaxLifetime > 0 {
+			w.state.LifetimeEndsAt = now.Add(w.in.MaxLifetime)
+			w.state.ExpiresAt = earliest(w.state.ExpiresAt, w.state.LifetimeEndsAt)
+		}
 	}
-	w.state.ExpiresAt = workflow.Now(ctx).Add(limit)
 	return workflow.SetQueryHandler(ctx, SandboxStateQuery, func() (SandboxState, error) { return w.state, nil })
 }
 
 func (w *sandboxRun) run(ctx workflow.Context) (SandboxState, error) {
 	w.pinned = workflow.GetVersion(ctx, SandboxHostQueueChange, workflow.DefaultVersion, 1) >= 1
+	if w.in.Resume != nil {
+		return w.runUntilEnd(ctx)
+	}
 	if err := w.record(ctx); err != nil {
 		return w.state, err
 	}
@@ -59,11 +76,32 @@ func (w *sandboxRun) run(ctx workflow.Context) (SandboxState, error) {
 	if err := w.record(ctx); err != nil {
 		return w.state, err
 	}
-	w.state.EndReason = w.waitForExpiryOrRelease(ctx)
+	return w.runUntilEnd(ctx)
+}
+
+// runUntilEnd waits for expiry or a release and tears down, or continues
+// as new once this run has handled enough signals.
+func (w *sandboxRun) runUntilEnd(ctx workflow.Context) (SandboxState, error) {
+	reason, again := w.waitForExpiryOrRelease(ctx)
+	if again {
+		next := w.in
+		state := w.state
+		next.Resume, next.Port = &state, w.state.Endpoint.Port
+		return w.state, workflow.NewContinueAsNewError(ctx, SandboxWorkflowName, next)
+	}
+	w.state.EndReason = reason
 	if w.teardown(ctx) {
 		w.state.Status = SandboxTerminated
 	}
 	return w.state, w.record(ctx)
+}
+
+// earliest is the earlier of a and b.
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // provisionOptions bound one provisioning: a few quick retries.
@@ -109,51 +147,6 @@ func (w *sandboxRun) onHost(ctx workflow.Context, pickup time.Duration) workflow
 		return ctx
 	}
 	return workflow.WithScheduleToStartTimeout(workflow.WithTaskQueue(ctx, w.state.Endpoint.HostQueue), pickup)
-}
-
-// waitForExpiryOrRelease waits on the time-limit timer, restarting it
-// whenever an extend moves the limit or a re-provision ran, and answers
-// why the wait ended.
-func (w *sandboxRun) waitForExpiryOrRelease(ctx workflow.Context) string {
-	extendCh := workflow.GetSignalChannel(ctx, SandboxExtendSignal)
-	releaseCh := workflow.GetSignalChannel(ctx, SandboxReleaseSignal)
-	reprovisionCh := workflow.GetSignalChannel(ctx, SandboxReprovisionSignal)
-	for {
-		tctx, cancel := workflow.WithCancel(ctx)
-		timer := workflow.NewTimer(tctx, w.state.ExpiresAt.Sub(workflow.Now(ctx)))
-		reason := ""
-		sel := workflow.NewSelector(ctx)
-		sel.AddFuture(timer, func(workflow.Future) { reason = SandboxEndExpired })
-		sel.AddReceive(extendCh, func(c workflow.ReceiveChannel, _ bool) {
-			var ext SandboxExtend
-			c.Receive(ctx, &ext)
-			add := ExtendBy(ext.Seconds)
-			w.state.ExpiresAt = w.state.ExpiresAt.Add(add)
-			w.state.Extended += add
-			w.state.Revision++
-		})
-		reprovision := false
-		sel.AddReceive(reprovisionCh, func(c workflow.ReceiveChannel, _ bool) {
-			var rp SandboxReprovision
-			c.Receive(ctx, &rp)
-			reprovision = true
-		})
-		sel.AddReceive(releaseCh, func(c workflow.ReceiveChannel, _ bool) {
-			var rel SandboxRelease
-			c.Receive(ctx, &rel)
-			w.state.Revision++
-			reason = SandboxEndReleased
-		})
-		sel.Select(ctx)
-		cancel()
-		if reason != "" {
-			return reason
-		}
-		if reprovision {
-			w.reprovision(ctx)
-		}
-		_ = w.record(ctx) // the mirror is best effort; the workflow is the authority
-	}
 }
 
 // ExtendBy is what one extend adds: the default for seconds ≤ 0, capped at

@@ -18,6 +18,12 @@ type SandboxInput struct {
 	TimeLimit time.Duration
 	// Port is the SSH port to keep when re-provisioning (0: any).
 	Port int `json:",omitempty"`
+	// MaxLifetime caps the sandbox's whole life from its first start,
+	// every extend included (0: no cap, as runs before the cap).
+	MaxLifetime time.Duration `json:",omitempty"`
+	// Resume is the state a run that continued as new hands its next run:
+	// the machine is up, so the next run waits without provisioning.
+	Resume *SandboxState `json:",omitempty"`
 }
 
 // SandboxEndpoint is what provisioning answers: where to SSH.
@@ -30,8 +36,10 @@ type SandboxEndpoint struct {
 	// sandbox (its SSH server and files): re-provisioning and teardown run
 	// there. Empty for providers any worker can reach.
 	HostQueue string `json:",omitempty"`
-	// InspectURL and InspectToken reach the sandbox agent of a Pod that
-	// records its runs (kubernetes with an agent image).
+	// InspectURL reaches the sandbox agent of a Pod that records its runs
+	// (kubernetes with an agent image). Its bearer token lives in the
+	// sandbox's row; InspectToken is set only by Pods made before that
+	// (their spec held it), so no newer history or query carries one.
 	InspectURL   string `json:",omitempty"`
 	InspectToken string `json:",omitempty"`
 }
@@ -68,6 +76,9 @@ type SandboxState struct {
 	Error     string
 	// Extended is the total time added by extend signals.
 	Extended time.Duration
+	// LifetimeEndsAt is the latest ExpiresAt any extend reaches
+	// (SandboxInput.MaxLifetime after the start; zero: no cap).
+	LifetimeEndsAt time.Time `json:",omitempty"`
 	// Revision counts applied signals, so a caller can await its own.
 	Revision int
 }

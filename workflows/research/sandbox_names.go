@@ -37,6 +37,14 @@ const (
 	// SandboxHostQueueChange is the workflow.GetVersion change ID under
 	// which a local sandbox's later activities run on its host task queue.
 	SandboxHostQueueChange = "sandbox-host-queue"
+	// SandboxContinueAsNewChange is the workflow.GetVersion change ID under
+	// which a sandbox continues as new after SandboxContinueAfter waits.
+	SandboxContinueAsNewChange = "sandbox-continue-as-new"
+	// SandboxContinueAfter is how many signals one run handles before it
+	// continues as new (each costs about ten history events, so a run
+	// stays far under Temporal's history limits however often it is
+	// extended).
+	SandboxContinueAfter = 500
 	// SandboxHostQueueSuffix joins the shared task queue and a host id
 	// into a host task queue: <task queue>-host-<host id>.
 	SandboxHostQueueSuffix = "-host-"

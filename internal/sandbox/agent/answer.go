@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -51,12 +49,11 @@ func Answer(ctx context.Context, l *sandbox.Local, in wf.SandboxInspectRequest, 
 		data, size, err := l.ReadChunk(in.UID, in.Path, in.Offset, in.Length)
 		return wf.SandboxInspectResult{Data: data, Size: size}, err
 	case wf.InspectDigest:
-		b, err := l.ReadFile(in.UID, in.Path, in.MaxBytes)
+		sum, size, err := l.DigestFile(in.UID, in.Path, in.MaxBytes)
 		if err != nil {
 			return wf.SandboxInspectResult{}, err
 		}
-		sum := sha256.Sum256(b)
-		return wf.SandboxInspectResult{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}, nil
+		return wf.SandboxInspectResult{SHA256: sum, Size: size}, nil
 	}
 	return wf.SandboxInspectResult{}, fmt.Errorf("%w: unknown operation %q", ErrBadRequest, in.Op)
 }

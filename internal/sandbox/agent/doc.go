@@ -13,11 +13,16 @@ package agent
 const (
 	EnvUID       = "GATEHOUSE_SANDBOX_UID"
 	EnvPublicKey = "GATEHOUSE_SANDBOX_PUBLIC_KEY"
-	EnvToken     = "GATEHOUSE_SANDBOX_INSPECT_TOKEN"
-	EnvRoot      = "GATEHOUSE_SANDBOX_ROOT"
-	EnvSSHPort   = "GATEHOUSE_SANDBOX_SSH_PORT"
-	EnvPort      = "GATEHOUSE_SANDBOX_INSPECT_PORT"
-	EnvTimeLimit = "GATEHOUSE_SANDBOX_TIME_LIMIT_SECONDS"
-	EnvCPU       = "GATEHOUSE_SANDBOX_CPU"
-	EnvMemoryMB  = "GATEHOUSE_SANDBOX_MEMORY_MB"
+	// EnvToken is the bearer token itself (Pods made before
+	// EnvTokenSHA256; kept so their agents still start).
+	EnvToken = "GATEHOUSE_SANDBOX_INSPECT_TOKEN"
+	// EnvTokenSHA256 is the hex SHA-256 of the bearer token: all a Pod
+	// spec carries, so reading the spec does not give the token.
+	EnvTokenSHA256 = "GATEHOUSE_SANDBOX_INSPECT_TOKEN_SHA256"
+	EnvRoot        = "GATEHOUSE_SANDBOX_ROOT"
+	EnvSSHPort     = "GATEHOUSE_SANDBOX_SSH_PORT"
+	EnvPort        = "GATEHOUSE_SANDBOX_INSPECT_PORT"
+	EnvTimeLimit   = "GATEHOUSE_SANDBOX_TIME_LIMIT_SECONDS"
+	EnvCPU         = "GATEHOUSE_SANDBOX_CPU"
+	EnvMemoryMB    = "GATEHOUSE_SANDBOX_MEMORY_MB"
 )

@@ -14,9 +14,9 @@ import (
 // names); it listens on every interface.
 func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 	get := func(k string) string { v, _ := lookup(k); return v }
-	cfg := Config{UID: get(EnvUID), PublicKey: get(EnvPublicKey), Token: get(EnvToken), Root: get(EnvRoot)}
-	if cfg.UID == "" || cfg.PublicKey == "" || cfg.Token == "" || cfg.Root == "" {
-		return cfg, fmt.Errorf("sandbox agent: %s, %s, %s and %s are required", EnvUID, EnvPublicKey, EnvToken, EnvRoot)
+	cfg := Config{UID: get(EnvUID), PublicKey: get(EnvPublicKey), Token: get(EnvToken), TokenSHA256: get(EnvTokenSHA256), Root: get(EnvRoot)}
+	if cfg.UID == "" || cfg.PublicKey == "" || cfg.Token == "" && cfg.TokenSHA256 == "" || cfg.Root == "" {
+		return cfg, fmt.Errorf("sandbox agent: %s, %s, %s (or %s) and %s are required", EnvUID, EnvPublicKey, EnvTokenSHA256, EnvToken, EnvRoot)
 	}
 	ints := map[string]*int{EnvSSHPort: &cfg.SSHPort, EnvPort: &cfg.InspectPort, EnvMemoryMB: &cfg.MemoryMB}
 	for name, dst := range ints {

@@ -3,7 +3,9 @@ package agent
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -27,13 +29,20 @@ type wireError struct {
 	Message string `json:"message"`
 }
 
+// TokenSHA256 is the hex SHA-256 of an inspection token.
+func TokenSHA256(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
 // Handler serves inspections of sandbox uid held by l to callers bearing
-// token; any other uid is not found here.
-func Handler(l *sandbox.Local, uid, token string) http.Handler {
+// the token whose hex SHA-256 is tokenSHA256; any other uid is not found
+// here.
+func Handler(l *sandbox.Local, uid, tokenSHA256 string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+InspectPath, func(w http.ResponseWriter, r *http.Request) {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || token == "" || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+		if !ok || tokenSHA256 == "" || subtle.ConstantTimeCompare([]byte(TokenSHA256(got)), []byte(tokenSHA256)) != 1 {
 			writeError(w, http.StatusUnauthorized, wireError{Type: "unauthorized", Message: "a valid bearer token is required"})
 			return
 		}

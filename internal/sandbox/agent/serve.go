@@ -15,8 +15,10 @@ import (
 type Config struct {
 	UID       string
 	PublicKey string
-	// Token is the bearer token inspections must carry.
-	Token string
+	// Token is the bearer token inspections must carry; TokenSHA256, its
+	// hex SHA-256, may stand in for it (a Pod spec carries only that).
+	Token       string
+	TokenSHA256 string
 	// Root holds the sandbox's runs and working directory.
 	Root string
 	// Listen is the host both servers bind ("" is every interface).
@@ -50,8 +52,11 @@ type Agent struct {
 // inspection server. A requested port that is taken is an error: the Pod
 // advertises its ports.
 func Start(cfg Config) (*Agent, error) {
-	if cfg.UID == "" || cfg.PublicKey == "" || cfg.Token == "" || cfg.Root == "" {
-		return nil, errors.New("sandbox agent: uid, public key, token and root are required")
+	if cfg.TokenSHA256 == "" && cfg.Token != "" {
+		cfg.TokenSHA256 = TokenSHA256(cfg.Token)
+	}
+	if cfg.UID == "" || cfg.PublicKey == "" || cfg.TokenSHA256 == "" || cfg.Root == "" {
+		return nil, errors.New("sandbox agent: uid, public key, token (or its sha256) and root are required")
 	}
 	host := cfg.Listen
 	if host == "" {
@@ -81,7 +86,7 @@ func Start(cfg Config) (*Agent, error) {
 	base, cancel := context.WithCancel(context.Background())
 	a := &Agent{SSH: ep, local: l, uid: cfg.UID, done: make(chan error, 1), cancel: cancel,
 		InspectURL: "http://" + ln.Addr().String(),
-		http: &http.Server{Handler: Handler(l, cfg.UID, cfg.Token), ReadHeaderTimeout: 10 * time.Second,
+		http: &http.Server{Handler: Handler(l, cfg.UID, cfg.TokenSHA256), ReadHeaderTimeout: 10 * time.Second,
 			BaseContext: func(net.Listener) context.Context { return base }}}
 	go func() { a.done <- a.http.Serve(ln) }()
 	return a, nil

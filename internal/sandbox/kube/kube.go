@@ -18,7 +18,10 @@
 // `gatehouse sandbox-agent serve` serves SSH (recording every command as a
 // run, as local sandboxes do) and the inspection port that sandbox.runs,
 // sandbox.terminal, sandbox.pull_outputs and the release checklist read,
-// with a per-sandbox token. The API must reach Pod IPs on InspectPort.
+// with a per-sandbox token. The token lives only in the sandbox's
+// database row (Spec.InspectToken); the Pod spec carries its SHA-256, so
+// neither the spec, workflow history nor a query gives it away. The API
+// must reach Pod IPs on InspectPort.
 // The agent and its commands run as AgentUser (non-root, no privilege
 // escalation, no capabilities), so the run records are protected by the
 // Pod boundary, not from the sandbox's own commands.
@@ -34,6 +37,7 @@ import (
 	"net"
 	"path"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -69,8 +73,14 @@ const (
 	DefaultImage = "lscr.io/linuxserver/openssh-server:9.3_p2-r0-ls127"
 	// Region is the region kubernetes instance types are offered in.
 	Region = "cluster"
-	// LabelUID carries the sandbox uid on every Pod, for sweeping orphans.
-	LabelUID = "gatehouse.dev/sandbox-uid"
+	// DeadlineGrace is how long past a sandbox's longest life its Pod may
+	// run (activeDeadlineSeconds): time for provisioning retries and a
+	// patient teardown.
+	DeadlineGrace = 15 * time.Minute
+	// LabelUID carries the sandbox uid, lowercased, on every Pod, for
+	// sweeping orphans; AnnotationUID carries it exactly.
+	LabelUID      = "gatehouse.dev/sandbox-uid"
+	AnnotationUID = "gatehouse.dev/sandbox-uid"
 	// gpuResource is the extended resource a GPU is requested as.
 	gpuResource = corev1.ResourceName("nvidia.com/gpu")
 )
@@ -139,7 +149,10 @@ func PodName(uid string) string {
 }
 
 // RenderPod is the Pod a sandbox runs as; token is the agent's inspection
-// token (unused without AgentImage).
+// token (unused without AgentImage), of which the Pod carries only the
+// SHA-256. activeDeadlineSeconds ends the Pod by itself DeadlineGrace
+// after the longest the sandbox may live (spec.MaxLifetime, else its time
+// limit), even when no workflow is left to tear it down.
 func (p *Provider) RenderPod(spec sandbox.Spec, token string) *corev1.Pod {
 	image := p.Image
 	if image == "" {
@@ -157,11 +170,14 @@ func (p *Provider) RenderPod(spec sandbox.Spec, token string) *corev1.Pod {
 	}
 	no := false
 	scratch := resource.MustParse("10Gi")
+	deadline := int64((max(spec.MaxLifetime, spec.TimeLimit, time.Minute) + DeadlineGrace).Seconds())
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: PodName(spec.UID), Namespace: p.Namespace,
-			Labels: map[string]string{LabelUID: strings.ToLower(spec.UID), "app.kubernetes.io/managed-by": "gatehouse"}},
+			Labels:      map[string]string{LabelUID: strings.ToLower(spec.UID), "app.kubernetes.io/managed-by": "gatehouse"},
+			Annotations: map[string]string{AnnotationUID: spec.UID}},
 		Spec: corev1.PodSpec{
 			RestartPolicy:                corev1.RestartPolicyNever,
+			ActiveDeadlineSeconds:        &deadline,
 			AutomountServiceAccountToken: &no,
 			EnableServiceLinks:           &no,
 			Containers: []corev1.Container{{
@@ -196,7 +212,7 @@ func (p *Provider) withAgent(pod *corev1.Pod, spec sandbox.Spec, token string) {
 	c.Env = []corev1.EnvVar{
 		{Name: agent.EnvUID, Value: spec.UID},
 		{Name: agent.EnvPublicKey, Value: strings.TrimSpace(spec.PublicKey)},
-		{Name: agent.EnvToken, Value: token},
+		{Name: agent.EnvTokenSHA256, Value: agent.TokenSHA256(token)},
 		{Name: agent.EnvRoot, Value: Workdir},
 		{Name: agent.EnvSSHPort, Value: fmt.Sprint(SSHPort)},
 		{Name: agent.EnvPort, Value: fmt.Sprint(InspectPort)},
@@ -221,11 +237,12 @@ func (p *Provider) withAgent(pod *corev1.Pod, spec sandbox.Spec, token string) {
 // agentWorkdir is the working directory the agent gives sandbox uid.
 func agentWorkdir(uid string) string { return path.Join(Workdir, uid, "work") }
 
-// tokenOf is the inspection token a created Pod carries ("" without one).
-func tokenOf(pod *corev1.Pod) string {
+// podEnv is the value of the sandbox container's variable name ("" when
+// unset).
+func podEnv(pod *corev1.Pod, name string) string {
 	for _, c := range pod.Spec.Containers {
 		for _, e := range c.Env {
-			if e.Name == agent.EnvToken {
+			if e.Name == name {
 				return e.Value
 			}
 		}
@@ -233,8 +250,8 @@ func tokenOf(pod *corev1.Pod) string {
 	return ""
 }
 
-// newToken is a fresh inspection token.
-func newToken() (string, error) {
+// NewToken is a fresh inspection token.
+func NewToken() (string, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", err
@@ -243,11 +260,19 @@ func newToken() (string, error) {
 }
 
 // Provision implements sandbox.Provider: it creates the Pod once and
-// answers its endpoint when it runs, ErrNotReady before.
+// answers its endpoint when it runs, ErrNotReady before. The endpoint
+// names the inspection URL but not the token (the caller holds it in
+// spec.InspectToken); only a Pod made before tokens were hashed answers
+// its plaintext token, which its workflow already recorded.
 func (p *Provider) Provision(ctx context.Context, spec sandbox.Spec) (sandbox.Endpoint, error) {
-	token, err := newToken()
-	if err != nil {
-		return sandbox.Endpoint{}, err
+	token := spec.InspectToken
+	if token == "" {
+		// No row token (a sandbox from before them): the Pod, if this
+		// call creates it, checks a token nobody holds.
+		var err error
+		if token, err = NewToken(); err != nil {
+			return sandbox.Endpoint{}, err
+		}
 	}
 	pod := p.RenderPod(spec, token)
 	pods, err := p.pods()
@@ -265,10 +290,8 @@ func (p *Provider) Provision(ctx context.Context, spec sandbox.Spec) (sandbox.En
 		return sandbox.Endpoint{}, fmt.Errorf("%w (phase %q)", ErrNotReady, got.Status.Phase)
 	}
 	ep := sandbox.Endpoint{Host: got.Status.PodIP, Port: SSHPort, User: sandbox.LocalUser, Workdir: Workdir}
-	if tok := tokenOf(got); tok != "" {
-		// The Pod created first (by this call or an earlier attempt) holds
-		// the token its agent checks.
-		ep.Workdir, ep.InspectToken = agentWorkdir(spec.UID), tok
+	if podEnv(got, agent.EnvTokenSHA256) != "" || podEnv(got, agent.EnvToken) != "" {
+		ep.Workdir, ep.InspectToken = agentWorkdir(spec.UID), podEnv(got, agent.EnvToken)
 		ep.InspectURL = "http://" + net.JoinHostPort(got.Status.PodIP, fmt.Sprint(InspectPort))
 	}
 	return ep, nil
@@ -285,4 +308,34 @@ func (p *Provider) Destroy(ctx context.Context, uid string) error {
 		return fmt.Errorf("kube: delete pod: %w", err)
 	}
 	return nil
+}
+
+var _ sandbox.Holder = (*Provider)(nil)
+
+// Holding implements sandbox.Holder: the sandboxes whose Pods exist in
+// Namespace, by their uid annotation (the label, lowercased, for Pods
+// without one).
+func (p *Provider) Holding(ctx context.Context) ([]string, error) {
+	pods, err := p.pods()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	opts := metav1.ListOptions{LabelSelector: LabelUID, Limit: 500}
+	for {
+		list, err := pods.List(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("kube: list sandbox pods: %w", err)
+		}
+		for _, pod := range list.Items {
+			uid := pod.Annotations[AnnotationUID]
+			if uid == "" {
+				uid = pod.Labels[LabelUID]
+			}
+			out = append(out, uid)
+		}
+		if opts.Continue = list.Continue; opts.Continue == "" {
+			return out, nil
+		}
+	}
 }

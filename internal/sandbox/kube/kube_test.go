@@ -76,11 +76,17 @@ func TestProvider_ProvisionWaitsForThePodThenDestroyIsIdempotent(t *testing.T) {
 // 10.1.2.3 as the cluster would, and returns it as created.
 func firstProvisionThenRun(t *testing.T, p *Provider, pods typedcorev1.PodInterface) *corev1.Pod {
 	t.Helper()
+	return firstProvisionThenRunSpec(t, p, pods, spec)
+}
+
+// firstProvisionThenRunSpec is firstProvisionThenRun for spec s.
+func firstProvisionThenRunSpec(t *testing.T, p *Provider, pods typedcorev1.PodInterface, s sandbox.Spec) *corev1.Pod {
+	t.Helper()
 	ctx := context.Background()
-	if _, err := p.Provision(ctx, spec); !errors.Is(err, ErrNotReady) {
+	if _, err := p.Provision(ctx, s); !errors.Is(err, ErrNotReady) {
 		t.Fatalf("first provision: %v", err)
 	}
-	pod, err := pods.Get(ctx, PodName(spec.UID), metav1.GetOptions{})
+	pod, err := pods.Get(ctx, PodName(s.UID), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,74 @@
+package research
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/activity"
+
+	"github.com/gatehouse/gatehouse/internal/sandbox"
+	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
+)
+
+// ReapSandboxes destroys the machines this worker's providers hold whose
+// sandbox workflow is not running (closed, or never known to Temporal),
+// and ends their rows. On a host queue it sweeps the local provider; on
+// the shared queue every other one. A machine whose workflow cannot be
+// read (Temporal unreachable) is left alone and listed as unchecked.
+func (a *SandboxActivities) ReapSandboxes(ctx context.Context, in wf.ReapInput) (wf.ReapResult, error) {
+	var out wf.ReapResult
+	if a.Temporal == nil {
+		return out, errors.New("sandbox reaper: no Temporal client")
+	}
+	for _, p := range a.Providers.All() {
+		h, ok := p.(sandbox.Holder)
+		if !ok || (p.Name() == sandbox.LocalName) != (in.HostQueue != "") {
+			continue
+		}
+		uids, err := h.Holding(ctx)
+		if err != nil {
+			return out, err
+		}
+		for _, uid := range uids {
+			activity.RecordHeartbeat(ctx, uid)
+			live, err := a.workflowRunning(ctx, uid)
+			if err != nil {
+				out.Unchecked = append(out.Unchecked, uid)
+				continue
+			}
+			if live {
+				continue
+			}
+			if err := p.Destroy(ctx, uid); err != nil {
+				out.Unchecked = append(out.Unchecked, uid)
+				continue
+			}
+			out.Reaped = append(out.Reaped, uid)
+			if a.DB != nil {
+				now := time.Now().UTC()
+				if err := models.ReapSandbox(ctx, a.DB, uid, now); err != nil {
+					return out, err
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// workflowRunning reports whether sandbox uid's workflow runs (its latest
+// run: one that continued as new is running).
+func (a *SandboxActivities) workflowRunning(ctx context.Context, uid string) (bool, error) {
+	desc, err := a.Temporal.DescribeWorkflowExecution(ctx, wf.SandboxWorkflowID(uid), "")
+	var gone *serviceerror.NotFound
+	switch {
+	case errors.As(err, &gone):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return desc.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, nil
+}
