@@ -76,7 +76,11 @@ func (s *Service) uploadReflection(c *gin.Context, a models.Artifact) {
 	if rg.Gated(a.Role) {
 		max = maxReflectionArtifactBytes
 	}
-	info, err := s.Blobs.Put(ctx, a.BlobKey, c.Request.Body, max)
+	// Each upload attempt writes a key of its own; the row is bound to
+	// it only if this attempt wins the compare-and-set below, so a
+	// concurrent PUT with the same token cannot swap the bytes checked.
+	key := artifactAttemptKey(a)
+	info, err := s.Blobs.Put(ctx, key, c.Request.Body, max)
 	if err != nil {
 		rest.Abort(c, http.StatusRequestEntityTooLarge, "invalid_input", "upload refused: "+err.Error())
 		return
@@ -92,7 +96,7 @@ func (s *Service) uploadReflection(c *gin.Context, a models.Artifact) {
 	}
 	var problems []string
 	if rg.Gated(a.Role) {
-		text, rerr := s.readArtifact(ctx, models.Artifact{BlobKey: a.BlobKey, UploadedAt: &a.CreatedAt}, max)
+		text, rerr := s.readArtifact(ctx, models.Artifact{BlobKey: key, UploadedAt: &a.CreatedAt}, max)
 		if rerr != nil {
 			rest.Unavailable(c, "blob store unavailable; retry")
 			return
@@ -107,7 +111,8 @@ func (s *Service) uploadReflection(c *gin.Context, a models.Artifact) {
 		Attempt: a.Attempt, SHA256: info.SHA256, Size: info.Size, Valid: len(problems) == 0, Problems: problems}}
 	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&models.Artifact{}).Where("id = ? AND uploaded_at IS NULL", a.ID).Updates(map[string]any{
-			"sha256": info.SHA256, "size": info.Size, "valid": len(problems) == 0, "problems": strings.Join(problems, "\n"), "uploaded_at": now})
+			"blob_key": key, "sha256": info.SHA256, "size": info.Size, "valid": len(problems) == 0,
+			"problems": strings.Join(problems, "\n"), "uploaded_at": now})
 		if res.Error != nil {
 			return res.Error
 		}
@@ -117,6 +122,7 @@ func (s *Service) uploadReflection(c *gin.Context, a models.Artifact) {
 		return s.signalReflection(ctx, a.TargetID, wf.ArtifactLandedSignal, ref)
 	})
 	if err != nil {
+		_ = s.Blobs.Delete(context.WithoutCancel(ctx), key)
 		abortUpload(c, err, "could not record the upload; retry with a new artifact.submit")
 		return
 	}

@@ -1,6 +1,7 @@
 package research
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -109,14 +110,18 @@ func (s *Service) upload(c *gin.Context) {
 	if gates.Gated(a.Role) {
 		max = gates.MaxGatedArtifactBytes
 	}
-	info, err := s.Blobs.Put(ctx, a.BlobKey, c.Request.Body, max)
+	// Each upload attempt writes a key of its own; the row is bound to
+	// it only if this attempt wins the compare-and-set below, so a
+	// concurrent PUT with the same token cannot swap the bytes checked.
+	key := artifactAttemptKey(a)
+	info, err := s.Blobs.Put(ctx, key, c.Request.Body, max)
 	if err != nil {
 		rest.Abort(c, http.StatusRequestEntityTooLarge, "invalid_input", "upload refused: "+err.Error())
 		return
 	}
 	var problems []string
 	if gates.Gated(a.Role) {
-		text, rerr := s.readArtifact(ctx, models.Artifact{BlobKey: a.BlobKey, UploadedAt: &a.CreatedAt}, max)
+		text, rerr := s.readArtifact(ctx, models.Artifact{BlobKey: key, UploadedAt: &a.CreatedAt}, max)
 		if rerr != nil {
 			rest.Unavailable(c, "blob store unavailable; retry")
 			return
@@ -135,7 +140,8 @@ func (s *Service) upload(c *gin.Context) {
 	now := time.Now().UTC()
 	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&models.Artifact{}).Where("id = ? AND uploaded_at IS NULL", a.ID).Updates(map[string]any{
-			"sha256": info.SHA256, "size": info.Size, "valid": len(problems) == 0, "problems": strings.Join(problems, "\n"), "uploaded_at": now})
+			"blob_key": key, "sha256": info.SHA256, "size": info.Size, "valid": len(problems) == 0,
+			"problems": strings.Join(problems, "\n"), "uploaded_at": now})
 		if res.Error != nil {
 			return res.Error
 		}
@@ -146,6 +152,7 @@ func (s *Service) upload(c *gin.Context) {
 			Attempt: a.Attempt, SHA256: info.SHA256, Size: info.Size, Valid: len(problems) == 0, Problems: problems})
 	})
 	if err != nil {
+		_ = s.Blobs.Delete(context.WithoutCancel(ctx), key)
 		abortUpload(c, err, "could not record the upload; retry with a new artifact.submit")
 		return
 	}
