@@ -20,8 +20,11 @@ import (
 // which use lookahead (Go's regexp has none), as the contracts package does.
 type ecmaPattern struct{ re *regexp2.Regexp }
 
-func (p ecmaPattern) MatchString(s string) bool { ok, err := p.re.MatchString(s); return err == nil && ok }
-func (p ecmaPattern) String() string             { return p.re.String() }
+func (p ecmaPattern) MatchString(s string) bool {
+	ok, err := p.re.MatchString(s)
+	return err == nil && ok
+}
+func (p ecmaPattern) String() string { return p.re.String() }
 
 func ecmaEngine(pattern string) (pbjsonschema.Regexp, error) {
 	re, err := regexp2.Compile(pattern, regexp2.ECMAScript|regexp2.Unicode)
@@ -141,8 +144,8 @@ func TestOpenAPI_EveryOperationHasAUniqueIDAndItsBodies(t *testing.T) {
 		}
 	}
 	want := map[string][]string{
-		"GET /operator/v1/rollouts":                  {"status", "limit"},
-		"GET /operator/v1/flylab/experiments":        {"status"},
+		"GET /operator/v1/rollouts":                   {"status", "limit"},
+		"GET /operator/v1/flylab/experiments":         {"status"},
 		"GET /operator/v1/turns/{agent_id}/{turn_id}": {"owner"},
 	}
 	for key, names := range want {
