@@ -71,11 +71,12 @@ func New(ctx context.Context, otlpEndpoint string) (*Telemetry, error) {
 	return t, nil
 }
 
-// TemporalMetrics is the SDK metrics handler feeding the registry.
+// TemporalMetrics is the SDK metrics handler feeding the registry, its
+// counters exported as Prometheus counters (see monotonicCounters).
 func (t *Telemetry) TemporalMetrics() client.MetricsHandler {
-	return temporalotel.NewMetricsHandler(temporalotel.MetricsHandlerOptions{
+	return monotonicCounters{temporalotel.NewMetricsHandler(temporalotel.MetricsHandlerOptions{
 		Meter: t.meters.Meter("temporal-sdk-go"),
-	})
+	})}
 }
 
 // TemporalInterceptors returns the tracing interceptor when tracing is on.
