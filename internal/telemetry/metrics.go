@@ -39,7 +39,7 @@ type HTTPMetrics struct {
 // otlpEndpoint is set, traces are exported over OTLP.
 func New(ctx context.Context, otlpEndpoint string) (*Telemetry, error) {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildinfo.Collector(), MCPToolPanics)
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildinfo.Collector(), MCPToolPanics, MCPToolCalls, MCPToolDuration)
 	httpm := &HTTPMetrics{
 		Requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "gatehouse_http_requests_total",
