@@ -35,7 +35,7 @@ func New(d Deps) (*Server, error) {
 	engine.NoMethod(func(c *gin.Context) {
 		rest.Abort(c, http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed on this endpoint")
 	})
-	engine.Use(rest.RequestID(), rest.Recover(d.Log), rest.Observe(d.Log, d.Telemetry.HTTP), rest.LimitBody(d.Config.MaxBodyBytes), rest.GuardJSON())
+	engine.Use(rest.Trace(), rest.RequestID(), rest.Recover(d.Log), rest.Observe(d.Log, d.Telemetry.HTTP), rest.LimitBody(d.Config.MaxBodyBytes), rest.GuardJSON())
 
 	if err := d.Telemetry.RegisterDomainMetrics(d.DB); err != nil {
 		return nil, err

@@ -36,7 +36,8 @@ type HTTPMetrics struct {
 
 // New builds a registry with Go/process collectors, HTTP metrics and an
 // OpenTelemetry meter provider (for the Temporal SDK) exported into it. When
-// otlpEndpoint is set, traces are exported over OTLP.
+// otlpEndpoint is set, traces are exported over OTLP (see newTracerProvider),
+// or to the exporter given to SetSpanExporter.
 func New(ctx context.Context, otlpEndpoint string) (*Telemetry, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildinfo.Collector(), MCPToolPanics, MCPToolCalls, MCPToolDuration)
@@ -61,8 +62,8 @@ func New(ctx context.Context, otlpEndpoint string) (*Telemetry, error) {
 		HTTP:     httpm,
 		meters:   sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter)),
 	}
-	if otlpEndpoint != "" {
-		tp, err := newTracerProvider(ctx)
+	if exp := spanExporterOverride(); otlpEndpoint != "" || exp != nil {
+		tp, err := newTracerProvider(ctx, exp)
 		if err != nil {
 			return nil, err
 		}
