@@ -34,7 +34,7 @@ The first build compiles the Temporal server and takes several minutes.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprint(cmd.OutOrStdout(), stack.Banner())
+			_, _ = fmt.Fprint(cmd.OutOrStdout(), stack.Banner())
 			return stack.Wait(cmd.Context())
 		},
 	}, config.RoleDev)

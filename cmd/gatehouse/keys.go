@@ -74,8 +74,8 @@ POST /operator/v1/keys. A minted plaintext is printed once and never again.`,
 			if err := app.RevokeKey(cmd.Context(), cfg, args[0]); err != nil {
 				return err
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), "revoked", args[0])
-			return nil
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), "revoked", args[0])
+			return err
 		},
 	}
 	keys.AddCommand(create, list, revoke)

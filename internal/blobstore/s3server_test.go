@@ -67,7 +67,7 @@ func (s *s3Server) object(key string) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	defer obj.Contents.Close()
+	defer func() { _ = obj.Contents.Close() }()
 	b, err := io.ReadAll(obj.Contents)
 	return b, err == nil
 }

@@ -89,7 +89,7 @@ func (c domainCollector) collect(ctx context.Context, q domainQuery, ch chan<- p
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }()
 	// Nothing is sent until every row scanned: a failed query sends none.
 	var out []prometheus.Metric
 	for rows.Next() {

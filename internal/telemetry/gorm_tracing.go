@@ -58,7 +58,7 @@ func startSpan(op string) func(*gorm.DB) {
 		}
 		_, span := otel.Tracer("github.com/gatehouse/gatehouse/models").Start(ctx, name,
 			trace.WithSpanKind(trace.SpanKindClient),
-			trace.WithAttributes(semconv.DBSystemKey.String(db.Dialector.Name()), semconv.DBCollectionName(db.Statement.Table)))
+			trace.WithAttributes(semconv.DBSystemKey.String(db.Name()), semconv.DBCollectionName(db.Statement.Table)))
 		db.InstanceSet(gormSpanKey, span)
 	}
 }

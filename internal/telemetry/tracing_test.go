@@ -79,7 +79,7 @@ func TestTracing_ServiceNameAndResourceAttributesFromTheEnvironment(t *testing.T
 	}
 	attrs := map[string]string{}
 	for _, kv := range spans[0].Resource.Attributes() {
-		attrs[string(kv.Key)] = kv.Value.Emit()
+		attrs[string(kv.Key)] = kv.Value.String()
 	}
 	if attrs["service.name"] != "gatehouse-worker" || attrs["deployment.environment"] != "staging" {
 		t.Fatalf("resource %v", attrs)
