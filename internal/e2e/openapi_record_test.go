@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"unicode"
@@ -41,6 +42,11 @@ const (
 	maxBodyBytes = 96 << 10
 )
 
+// recordedSecret matches credential plaintexts (agent keys, operator
+// tokens, capabilities, lease and gateway tokens), which are replaced so
+// none lands in the repository.
+var recordedSecret = regexp.MustCompile(`\b(mk|op|cap|lt|gw|rk)_[A-Za-z0-9_-]{16,}`)
+
 var recorder struct {
 	sync.Mutex
 	seen map[string]int
@@ -62,7 +68,8 @@ func recordExchange(req *http.Request, body any, resp Response) {
 		return
 	}
 	ex := Exchange{Method: req.Method, Path: req.URL.RequestURI(), Status: resp.Status,
-		ContentType: resp.Header.Get("Content-Type"), ResponseBody: string(resp.Body), RequestBody: reqText}
+		ContentType: resp.Header.Get("Content-Type"), ResponseBody: recordedSecret.ReplaceAllString(string(resp.Body), "${1}_recorded"),
+		RequestBody: recordedSecret.ReplaceAllString(reqText, "${1}_recorded")}
 	for _, h := range []string{"Content-Type", "Authorization", "Flywheel-Lease-Token", "Idempotency-Key"} {
 		if v := req.Header.Get(h); v != "" {
 			if ex.RequestHeaders == nil {
