@@ -35,8 +35,11 @@ func New(d Deps) (*Server, error) {
 	engine.NoMethod(func(c *gin.Context) {
 		rest.Abort(c, http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed on this endpoint")
 	})
-	engine.Use(rest.RequestID(), rest.Recover(d.Log), rest.Observe(d.Log, d.Telemetry.HTTP), rest.LimitBody(d.Config.MaxBodyBytes), rest.GuardJSON())
+	engine.Use(rest.Trace(), rest.RequestID(), rest.Recover(d.Log), rest.Observe(d.Log, d.Telemetry.HTTP), rest.LimitBody(d.Config.MaxBodyBytes), rest.GuardJSON())
 
+	if err := d.Telemetry.RegisterDomainMetrics(d.DB); err != nil {
+		return nil, err
+	}
 	doc := rest.NewDocument("Gatehouse API", Version)
 	r := rest.NewRouter(engine, doc)
 	r.Handle(http.MethodGet, "/openapi.json", rest.Op{Summary: "This OpenAPI 3.1 document", Tag: "platform",

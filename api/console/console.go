@@ -143,12 +143,33 @@ func (c *Console) Mount(r Router) {
 	get("/console/evidence/:id/export", c.page(c.evidenceExport))
 }
 
+// namespaceURL is the Temporal Web UI page of the namespace. A configured
+// URL that already names it (Temporal Cloud's
+// https://cloud.temporal.io/namespaces/<ns>) is used as it is.
+func (c *Console) namespaceURL() string {
+	suffix := "/namespaces/" + url.PathEscape(c.namespace)
+	if strings.HasSuffix(c.temporalUI, suffix) {
+		return c.temporalUI
+	}
+	return c.temporalUI + suffix
+}
+
 // workflowURL links a workflow in the Temporal Web UI, or "" without one.
 func (c *Console) workflowURL(workflowID string) string {
 	if c.temporalUI == "" || workflowID == "" {
 		return ""
 	}
-	return c.temporalUI + "/namespaces/" + url.PathEscape(c.namespace) + "/workflows/" + url.PathEscape(workflowID)
+	return c.namespaceURL() + "/workflows/" + url.PathEscape(workflowID)
+}
+
+// workflowListURL links the Temporal Web UI's workflow list filtered to one
+// GatehouseKind (the search attribute every Gatehouse workflow carries),
+// or "" without a UI.
+func (c *Console) workflowListURL(kind string) string {
+	if c.temporalUI == "" || kind == "" {
+		return ""
+	}
+	return c.namespaceURL() + "/workflows?query=" + url.QueryEscape(`GatehouseKind="`+kind+`"`)
 }
 
 // operatorOf is the identity a session's actions are attributed to.

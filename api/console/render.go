@@ -86,7 +86,8 @@ func parsePages(funcs template.FuncMap) (*pages, error) {
 // funcs are the helpers the templates may call.
 func (c *Console) funcs() template.FuncMap {
 	return template.FuncMap{
-		"workflowURL": c.workflowURL,
+		"workflowURL":     c.workflowURL,
+		"workflowListURL": c.workflowListURL,
 		"when": func(t time.Time) string {
 			if t.IsZero() {
 				return "—"

@@ -27,11 +27,10 @@ const principalExtra = "gatehouse.principal"
 func (s *Service) MCPServer() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "gatehouse-flylab", Title: "Gatehouse FlyLab", Version: "3"}, nil)
 	for _, t := range s.tools {
-		readOnly, _ := t.Annotations["readOnlyHint"].(bool)
 		untrusted, _ := t.Annotations["untrustedContentHint"].(bool)
 		srv.AddTool(&mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
 			InputSchema: json.RawMessage(t.InputSchema),
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: readOnly, Title: t.Title},
+			Annotations: annotationsFor(t),
 			Meta:        mcp.Meta{UntrustedContentMeta: untrusted}},
 			rest.RecoverTool(s.deps.Log, "/mcp/flylab", t.Name, s.mcpTool(t.Name), func() *mcp.CallToolResult { return s.internalResult(t.Name) }))
 	}

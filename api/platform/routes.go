@@ -38,7 +38,7 @@ func Routes(r *rest.Router, db *gorm.DB, pinger Pinger, checks Dependencies, met
 		Request: map[string]any{"type": "object", "required": []string{"role", "name"}, "properties": map[string]any{
 			"role":         map[string]any{"enum": []string{"agent", "operator"}},
 			"name":         map[string]any{"type": "string", "minLength": 1, "maxLength": 200},
-			"projects":     map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+			"projects":     map[string]any{"type": []string{"array", "null"}, "items": map[string]any{"type": "string"}},
 			"all_projects": map[string]any{"type": "boolean"},
 		}},
 		Responses: map[int]string{201: "minted", 401: "no or bad credential", 403: "not an operator", 422: "invalid input"}}, keys.Mint)

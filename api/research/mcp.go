@@ -31,7 +31,7 @@ func NewMCPServerNamed(s *Service, version string, naming Naming) *mcp.Server {
 		t := &s.Cat.Tools[i]
 		raw, _ := json.Marshal(t.Schema)
 		tool := &mcp.Tool{Name: s.Cat.NameIn(t, naming), Description: t.Description, InputSchema: json.RawMessage(raw),
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly}}
+			Annotations: annotationsFor(t)}
 		if t.Hidden {
 			tool.Meta = mcp.Meta{"hidden": true, "io.gatehouse/hidden": true}
 		}

@@ -40,7 +40,7 @@ func TestRecoverTool_APanickingHandlerAnswersAnInternalErrorAndTheServerLivesOn(
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sess.Close()
+	defer func() { _ = sess.Close() }()
 	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "explode", Arguments: map[string]any{}})
 	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"internal"`) {
 		t.Fatalf("panicking tool answered %+v, %v; want the internal error result", res, err)

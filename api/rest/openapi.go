@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/json"
 	"net/http"
 	"sort"
 	"strconv"
@@ -70,7 +71,9 @@ func (d *Document) Operations() []string {
 	return out
 }
 
-// JSON renders the OpenAPI 3.1 document.
+// JSON renders the OpenAPI 3.1 document. Every operation gets its
+// operationId, parameters and bodies from operationSpecs; every error
+// answer refers to the one error envelope (components.schemas.Error).
 func (d *Document) JSON() map[string]any {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -78,53 +81,94 @@ func (d *Document) JSON() map[string]any {
 	for p, methods := range d.ops {
 		item := map[string]any{}
 		for method, op := range methods {
-			item[method] = operationJSON(p, op)
+			item[method] = operationJSON(method, p, op)
 		}
 		paths[p] = item
 	}
-	return map[string]any{
+	schemas, err := componentSchemas()
+	if err != nil {
+		// The embedded contracts are fixed at build time; a test renders
+		// the document, so this cannot reach a caller unnoticed.
+		panic(err)
+	}
+	doc := map[string]any{
 		"openapi": "3.1.0",
-		"info":    map[string]any{"title": d.title, "version": d.version},
-		"paths":   paths,
+		"info": map[string]any{"title": d.title, "version": d.version,
+			"description": "Every error answers the envelope components.schemas.Error: " +
+				`{"error": {"code", "message", "details"}}, with Retry-After on 503.`},
+		"paths": paths,
 		"components": map[string]any{
 			"securitySchemes": map[string]any{
 				"agentKey":      map[string]any{"type": "http", "scheme": "bearer", "description": "Agent API key (mk_…)"},
 				"operatorToken": map[string]any{"type": "http", "scheme": "bearer", "description": "Operator token (op_…)"},
 				"rolloutKey":    map[string]any{"type": "http", "scheme": "bearer", "description": "A leased rollout's api_key"},
 			},
-			"schemas": map[string]any{"Error": errorSchema},
+			"schemas": schemas,
+			"responses": map[string]any{"Error": map[string]any{
+				"description": "an error: the error envelope",
+				"content":     map[string]any{"application/json": map[string]any{"schema": component("Error")}},
+			}},
 		},
 	}
+	return detached(doc)
 }
 
-var errorSchema = map[string]any{
-	"type":     "object",
-	"required": []string{"error"},
-	"properties": map[string]any{"error": map[string]any{
-		"type":     "object",
-		"required": []string{"code", "message"},
-		"properties": map[string]any{
-			"code":    map[string]any{"type": "string"},
-			"message": map[string]any{"type": "string"},
-			"details": map[string]any{},
-		},
-	}},
+// detached deep-copies the document (the routes' schemas are shared
+// values) and points references into the flywheel schema at components.
+func detached(doc map[string]any) map[string]any {
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		panic(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		panic(err)
+	}
+	localRefs(out)
+	return out
 }
 
-func operationJSON(path string, op Op) map[string]any {
-	o := map[string]any{"summary": op.Summary, "operationId": operationID(path)}
+// SpecKey names an operation in operationSpecs: "METHOD /openapi/{path}".
+func SpecKey(method, path string) string {
+	return strings.ToUpper(method) + " " + openAPIPath(path)
+}
+
+// Unspecified lists documented operations without a row in the
+// operation table, and rows without a documented operation.
+func (d *Document) Unspecified() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	seen := map[string]bool{}
+	for p, methods := range d.ops {
+		for method := range methods {
+			k := SpecKey(method, p)
+			seen[k] = true
+			if _, ok := operationSpecs[k]; !ok {
+				out = append(out, "no spec row for "+k)
+			}
+		}
+	}
+	for k := range operationSpecs {
+		if !seen[k] {
+			out = append(out, "spec row without a route: "+k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func operationJSON(method, path string, op Op) map[string]any {
+	spec := operationSpecs[SpecKey(method, path)]
+	id := spec.ID
+	if id == "" {
+		id = method + "_" + operationID(path)
+	}
+	o := map[string]any{"summary": op.Summary, "operationId": id}
 	if op.Tag != "" {
 		o["tags"] = []string{op.Tag}
 	}
-	var params []any
-	for _, seg := range strings.Split(path, "/") {
-		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
-			params = append(params, map[string]any{
-				"name": seg[1 : len(seg)-1], "in": "path", "required": true, "schema": map[string]any{"type": "string"},
-			})
-		}
-	}
-	if params != nil {
+	if params := parameters(path, spec); params != nil {
 		o["parameters"] = params
 	}
 	if len(op.Auth) > 0 {
@@ -134,22 +178,67 @@ func operationJSON(path string, op Op) map[string]any {
 		}
 		o["security"] = sec
 	}
-	if op.Request != nil {
-		o["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": op.Request}}}
+	request := op.Request
+	if spec.Request != nil {
+		request = spec.Request
 	}
-	responses := map[string]any{}
-	for code, desc := range op.Responses {
-		r := map[string]any{"description": desc}
-		if code >= 400 {
-			r["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}
-		}
-		responses[strconv.Itoa(code)] = r
+	if request != nil {
+		o["requestBody"] = map[string]any{"required": !spec.OptionalBody,
+			"content": map[string]any{"application/json": map[string]any{"schema": request}}}
 	}
-	if len(responses) == 0 {
-		responses["200"] = map[string]any{"description": "OK"}
-	}
-	o["responses"] = responses
+	o["responses"] = responses(op, spec)
 	return o
+}
+
+func parameters(path string, spec operationSpec) []any {
+	var params []any
+	for _, seg := range strings.Split(path, "/") {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			params = append(params, map[string]any{
+				"name": seg[1 : len(seg)-1], "in": "path", "required": true, "schema": map[string]any{"type": "string"},
+			})
+		}
+	}
+	for in, ps := range map[string][]Param{"query": spec.Query, "header": spec.Headers} {
+		for _, p := range ps {
+			param := map[string]any{"name": p.Name, "in": in, "required": p.Required, "schema": p.Schema}
+			if p.Description != "" {
+				param["description"] = p.Description
+			}
+			params = append(params, param)
+		}
+	}
+	return params
+}
+
+func responses(op Op, spec operationSpec) map[string]any {
+	out := map[string]any{"default": map[string]any{"$ref": "#/components/responses/Error"}}
+	codes := map[int]string{}
+	for code, desc := range op.Responses {
+		codes[code] = desc
+	}
+	for code, b := range spec.Bodies {
+		if codes[code] == "" {
+			codes[code] = b.Description
+		}
+	}
+	for code, desc := range codes {
+		if desc == "" {
+			desc = http.StatusText(code)
+		}
+		r := map[string]any{"description": desc}
+		if b, ok := spec.Bodies[code]; ok {
+			media := b.Media
+			if media == "" {
+				media = "application/json"
+			}
+			r["content"] = map[string]any{media: map[string]any{"schema": b.Schema}}
+		} else if code >= 400 {
+			r["content"] = map[string]any{"application/json": map[string]any{"schema": component("Error")}}
+		}
+		out[strconv.Itoa(code)] = r
+	}
+	return out
 }
 
 func securitySuffix(role string) string {

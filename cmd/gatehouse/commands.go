@@ -13,7 +13,7 @@ import (
 )
 
 func newDevCommand() *cobra.Command {
-	return &cobra.Command{
+	return withConfigFlags(&cobra.Command{
 		Use:   "dev",
 		Short: "Run everything in one process: embedded Temporal + UI, SQLite, worker, API",
 		Long: `dev starts, in one process and with no outside service, an embedded Temporal
@@ -22,6 +22,8 @@ UI, the SQLite database, the filesystem blob store, the worker and the API,
 then prints the URLs, a development API key and an operator token.
 
 The first build compiles the Temporal server and takes several minutes.`,
+		Example: `  gatehouse dev
+  gatehouse dev --data-dir /tmp/gh --http-addr 127.0.0.1:9090`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(cmd)
@@ -32,28 +34,28 @@ The first build compiles the Temporal server and takes several minutes.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprint(cmd.OutOrStdout(), stack.Banner())
+			_, _ = fmt.Fprint(cmd.OutOrStdout(), stack.Banner())
 			return stack.Wait(cmd.Context())
 		},
-	}
+	}, config.RoleDev)
 }
 
 func newAPICommand() *cobra.Command {
-	return roleCommand("api", "Serve the HTTP API against Temporal (--temporal-address) and PostgreSQL (--database-url)", app.API)
+	cmd := roleCommand("api", "Serve the HTTP API against Temporal (--temporal-address) and PostgreSQL (--database-url)", config.RoleAPI, app.API)
+	cmd.Example = `  GATEHOUSE_DATABASE_URL=postgres://gatehouse@db/gatehouse gatehouse api --temporal-address temporal:7233 --http-addr :8080`
+	return cmd
 }
 
 func newWorkerCommand() *cobra.Command {
-	return roleCommand("worker", "Run the Temporal worker (workflows and activities) against Temporal and PostgreSQL", app.Worker)
-}
-
-func newMigrateCommand() *cobra.Command {
-	return roleCommand("migrate", "Apply pending versioned database migrations to --database-url and exit", app.Migrate)
+	cmd := roleCommand("worker", "Run the Temporal worker (workflows and activities) against Temporal and PostgreSQL", config.RoleWorker, app.Worker)
+	cmd.Example = `  GATEHOUSE_DATABASE_URL=postgres://gatehouse@db/gatehouse gatehouse worker --temporal-address temporal:7233 --worker-health-addr :9090`
+	return cmd
 }
 
 // roleCommand is a subcommand that runs one production role with the
-// configuration from the environment and flags.
-func roleCommand(use, short string, run func(context.Context, config.Config) error) *cobra.Command {
-	return &cobra.Command{
+// configuration from the environment and the flags of what it reads.
+func roleCommand(use, short string, role config.Role, run func(context.Context, config.Config) error) *cobra.Command {
+	return withConfigFlags(&cobra.Command{
 		Use:   use,
 		Short: short,
 		Args:  cobra.NoArgs,
@@ -64,7 +66,7 @@ func roleCommand(use, short string, run func(context.Context, config.Config) err
 			}
 			return run(cmd.Context(), cfg)
 		},
-	}
+	}, role)
 }
 
 func newVersionCommand() *cobra.Command {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/config"
 )
 
 func newKeysCommand() *cobra.Command {
@@ -16,7 +17,10 @@ func newKeysCommand() *cobra.Command {
 		Long: `keys works on the database of --database-url directly, for the first
 operator of a production deployment; afterwards operators can use
 POST /operator/v1/keys. A minted plaintext is printed once and never again.`,
+		Example: `  GATEHOUSE_DATABASE_URL=postgres://gatehouse@db/gatehouse gatehouse keys create --role operator --name alice
+  gatehouse keys list --database-url postgres://gatehouse@db/gatehouse`,
 	}
+	addConfigFlags(keys.PersistentFlags(), config.RoleDatabase)
 	var role, name string
 	var projects []string
 	var all bool
@@ -70,8 +74,8 @@ POST /operator/v1/keys. A minted plaintext is printed once and never again.`,
 			if err := app.RevokeKey(cmd.Context(), cfg, args[0]); err != nil {
 				return err
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), "revoked", args[0])
-			return nil
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), "revoked", args[0])
+			return err
 		},
 	}
 	keys.AddCommand(create, list, revoke)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/gatehouse/gatehouse/internal/config"
 )
@@ -19,18 +20,30 @@ an HTTP API that speaks the FlyLab, research and flywheel contracts.
 
 Configuration comes from GATEHOUSE_* environment variables; every variable
 has a flag of the same name (GATEHOUSE_HTTP_ADDR is --http-addr), and a flag
-wins over the environment.`,
+wins over the environment. Each subcommand's --help lists the variables it
+reads.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-	}
-	for _, v := range config.Vars {
-		root.PersistentFlags().String(flagName(v.Name), "", v.Help+envHint(v))
 	}
 	root.AddCommand(newDevCommand(), newAPICommand(), newWorkerCommand(), newMigrateCommand(), newVersionCommand(), newKeysCommand())
 	root.AddCommand(newRunnerCommand())
 	root.AddCommand(newLoadCommand())
 	root.AddCommand(newSandboxAgentCommand())
+	root.AddCommand(newHealthcheckCommand())
 	return root
+}
+
+// withConfigFlags gives cmd a flag for each variable role reads, so its
+// --help lists exactly those (and loadConfig layers them on the environment).
+func withConfigFlags(cmd *cobra.Command, role config.Role) *cobra.Command {
+	addConfigFlags(cmd.Flags(), role)
+	return cmd
+}
+
+func addConfigFlags(flags *pflag.FlagSet, role config.Role) {
+	for _, v := range config.VarsFor(role) {
+		flags.String(flagName(v.Name), "", v.Help+envHint(v))
+	}
 }
 
 // loadConfig reads the environment with the command's flags layered on top.

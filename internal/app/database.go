@@ -8,6 +8,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/internal/config"
+	"github.com/gatehouse/gatehouse/internal/telemetry"
 	"github.com/gatehouse/gatehouse/models"
 )
 
@@ -17,6 +18,9 @@ import (
 func openDatabase(url string, pool config.DatabasePool, reg prometheus.Registerer) (*gorm.DB, error) {
 	db, err := models.OpenPool(url, models.Pool{MaxOpen: pool.MaxConns, MaxIdle: pool.MaxIdleConns, MaxLifetime: pool.ConnMaxLifetime})
 	if err != nil {
+		return nil, err
+	}
+	if err := db.Use(telemetry.GORMTracing()); err != nil {
 		return nil, err
 	}
 	sqlDB, err := db.DB()

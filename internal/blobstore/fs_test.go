@@ -28,7 +28,7 @@ func TestFS_PutOpenStatDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := io.ReadAll(rc)
-	rc.Close()
+	_ = rc.Close()
 	if string(b) != "hello" {
 		t.Fatalf("read %q", b)
 	}

@@ -131,9 +131,14 @@ func checkServiceMonitors(t *testing.T, set string, m *manifests) {
 	t.Helper()
 	for name, sm := range m.serviceMonitors {
 		match, _, _ := unstructured.NestedStringMap(sm.Object, "spec", "selector", "matchLabels")
-		svc := m.services["gatehouse-api"]
-		if svc == nil || len(match) == 0 || !labels.SelectorFromSet(match).Matches(labels.Set(svc.Labels)) {
-			t.Errorf("%s: ServiceMonitor %s does not select Service gatehouse-api", set, name)
+		var svc *corev1.Service
+		for _, s := range m.services {
+			if len(match) > 0 && labels.SelectorFromSet(match).Matches(labels.Set(s.Labels)) {
+				svc = s
+			}
+		}
+		if svc == nil {
+			t.Errorf("%s: ServiceMonitor %s selects no Service", set, name)
 			continue
 		}
 		endpoints, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")

@@ -178,7 +178,9 @@ func (s *Stack) Do(t testing.TB, method, path, token string, body any, headers .
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Response{Status: resp.StatusCode, Header: resp.Header, Body: raw}
+	out := Response{Status: resp.StatusCode, Header: resp.Header, Body: raw}
+	recordExchange(req, body, out)
+	return out
 }
 
 func truncate(b []byte) string {

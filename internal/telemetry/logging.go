@@ -5,10 +5,13 @@
 package telemetry
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"regexp"
 	"strings"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // secretPattern matches credential plaintexts wherever they appear in a
@@ -43,7 +46,7 @@ func NewLogger(w io.Writer, level string) *slog.Logger {
 	default:
 		lv = slog.LevelInfo
 	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{
+	return slog.New(traceHandler{slog.NewJSONHandler(w, &slog.HandlerOptions{
 		Level: lv,
 		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
 			if secretKeys[strings.ToLower(a.Key)] {
@@ -54,5 +57,25 @@ func NewLogger(w io.Writer, level string) *slog.Logger {
 			}
 			return a
 		},
-	}))
+	})})
+}
+
+// traceHandler adds trace_id and span_id to a record logged with a
+// context that carries a span (log.InfoContext(ctx, …)), so a log line
+// leads to its trace.
+type traceHandler struct{ slog.Handler }
+
+func (h traceHandler) Handle(ctx context.Context, r slog.Record) error {
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h traceHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return traceHandler{h.Handler.WithAttrs(attrs)}
+}
+
+func (h traceHandler) WithGroup(name string) slog.Handler {
+	return traceHandler{h.Handler.WithGroup(name)}
 }

@@ -36,10 +36,11 @@ type HTTPMetrics struct {
 
 // New builds a registry with Go/process collectors, HTTP metrics and an
 // OpenTelemetry meter provider (for the Temporal SDK) exported into it. When
-// otlpEndpoint is set, traces are exported over OTLP.
+// otlpEndpoint is set, traces are exported over OTLP (see newTracerProvider),
+// or to the exporter given to SetSpanExporter.
 func New(ctx context.Context, otlpEndpoint string) (*Telemetry, error) {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildinfo.Collector(), MCPToolPanics)
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildinfo.Collector(), MCPToolPanics, MCPToolCalls, MCPToolDuration)
 	httpm := &HTTPMetrics{
 		Requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "gatehouse_http_requests_total",
@@ -61,8 +62,8 @@ func New(ctx context.Context, otlpEndpoint string) (*Telemetry, error) {
 		HTTP:     httpm,
 		meters:   sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter)),
 	}
-	if otlpEndpoint != "" {
-		tp, err := newTracerProvider(ctx)
+	if exp := spanExporterOverride(); otlpEndpoint != "" || exp != nil {
+		tp, err := newTracerProvider(ctx, exp)
 		if err != nil {
 			return nil, err
 		}
@@ -71,11 +72,12 @@ func New(ctx context.Context, otlpEndpoint string) (*Telemetry, error) {
 	return t, nil
 }
 
-// TemporalMetrics is the SDK metrics handler feeding the registry.
+// TemporalMetrics is the SDK metrics handler feeding the registry, its
+// counters exported as Prometheus counters (see monotonicCounters).
 func (t *Telemetry) TemporalMetrics() client.MetricsHandler {
-	return temporalotel.NewMetricsHandler(temporalotel.MetricsHandlerOptions{
+	return monotonicCounters{temporalotel.NewMetricsHandler(temporalotel.MetricsHandlerOptions{
 		Meter: t.meters.Meter("temporal-sdk-go"),
-	})
+	})}
 }
 
 // TemporalInterceptors returns the tracing interceptor when tracing is on.

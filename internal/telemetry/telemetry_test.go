@@ -61,7 +61,7 @@ func TestTelemetry_TracingInterceptorOnlyWithEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer on.Shutdown(context.Background())
+	defer func() { _ = on.Shutdown(context.Background()) }()
 	if is, err := on.TemporalInterceptors(); err != nil || len(is) != 1 {
 		t.Fatalf("want one tracing interceptor, got %d (%v)", len(is), err)
 	}
