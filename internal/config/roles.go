@@ -87,6 +87,10 @@ var readers = map[string][]Role{
 	"GATEHOUSE_SANDBOX_KUBE_IMAGE":              servingRoles,
 	"GATEHOUSE_SANDBOX_KUBE_AGENT_IMAGE":        servingRoles,
 	"GATEHOUSE_SANDBOX_KUBECONFIG":              servingRoles,
+	"GATEHOUSE_SANDBOX_MAX_LIVE_PER_PROJECT":    apiRoles,
+	"GATEHOUSE_SANDBOX_MAX_GPUS_PER_PROJECT":    apiRoles,
+	"GATEHOUSE_SANDBOX_MAX_LIFETIME":            apiRoles,
+	"GATEHOUSE_SANDBOX_REAP_INTERVAL":           workerRoles,
 }
 
 // VarsFor returns the variables role reads, in the order of Vars.
