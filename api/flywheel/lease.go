@@ -73,13 +73,19 @@ func (h *Handler) Heartbeat(c *gin.Context) {
 	if !ok {
 		return
 	}
-	epoch, expires, err := models.Heartbeat(c.Request.Context(), h.db, hd, h.opts.Now())
+	e, err := models.ExtendLease(c.Request.Context(), h.db, hd, h.opts.Now())
 	if err != nil {
 		h.leaseError(c, err)
 		return
 	}
-	h.heartbeats.enqueue(hd.RolloutID, wf.LeaseUpdate{Epoch: epoch, ExpiresAt: expires})
-	c.JSON(http.StatusOK, gin.H{"lease_expires_ts": epochSeconds(expires)})
+	if !e.GrantedAt.IsZero() {
+		// The grant's notice tells the workflow this much (the outbox
+		// guarantees it, from whichever process claimed), so this
+		// heartbeat's signal can wait until shortly before that expiry.
+		h.heartbeats.granted(hd.RolloutID, wf.LeaseUpdate{Epoch: e.Epoch, ExpiresAt: e.GrantedExpiry}, e.GrantedAt)
+	}
+	h.heartbeats.enqueue(hd.RolloutID, wf.LeaseUpdate{Epoch: e.Epoch, ExpiresAt: e.ExpiresAt})
+	c.JSON(http.StatusOK, gin.H{"lease_expires_ts": epochSeconds(e.ExpiresAt)})
 }
 
 type wireExclusion struct {
@@ -146,8 +152,9 @@ func decodeOutput(body []byte) (models.Output, string, error) {
 
 // Output handles POST /flywheel/rollouts/:id/output: validate against
 // RolloutOutput (server-authored fields fail additionalProperties: false),
-// accept once under the current lease (the row is the authority), answer,
-// and tell the workflow off the request path (outputNotifier).
+// accept once under the current lease (the row is the authority; the same
+// statement writes the output's notice), answer, and tell the workflow off
+// the request path (notifier).
 func (h *Handler) Output(c *gin.Context) {
 	hd, ok := holder(c)
 	if !ok {
@@ -186,6 +193,6 @@ func (h *Handler) Output(c *gin.Context) {
 		return
 	}
 	h.heartbeats.forget(hd.RolloutID)
-	h.outputs.notify(hd.RolloutID, epoch)
+	h.notices.notify(models.Notice{RolloutID: hd.RolloutID, Epoch: epoch, Kind: models.NoticeOutput})
 	c.JSON(http.StatusOK, gin.H{"accepted": true, "rollout_id": hd.RolloutID})
 }

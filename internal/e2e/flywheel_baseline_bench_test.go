@@ -80,6 +80,7 @@ func runLeaseBench(b *testing.B, q leaser, n int) []lease {
 	q.hc = &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	b.ResetTimer()
 	var leased []lease
+	stopClaims := profilePhase(b, "claims")
 	start := time.Now()
 	for len(leased) < n {
 		var c struct {
@@ -100,13 +101,16 @@ func runLeaseBench(b *testing.B, q leaser, n int) []lease {
 		}
 	}
 	b.ReportMetric(float64(len(leased))/time.Since(start).Seconds(), "claims/s")
+	stopClaims()
 
 	// Round 1 meets cold connection pools on both sides; round 2 is the
 	// steady state the headline percentiles come from.
 	stopProfile := profileHeartbeats(b)
+	stopPhase := profilePhase(b, "heartbeats")
 	cold := q.heartbeatRound(b, leased)
 	warm := q.heartbeatRound(b, leased)
 	stopProfile()
+	stopPhase()
 	b.StopTimer()
 	b.ReportMetric(pct(warm, 0.50), "hb-p50-ms")
 	b.ReportMetric(pct(warm, 0.99), "hb-p99-ms")

@@ -30,8 +30,10 @@ func BenchmarkProductionTopology_FlywheelVsSkipLocked(b *testing.B) {
 				hbPath: func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" }}
 			leased := runLeaseBench(b, q, n)
 			q.hc = &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+			stopOutputs := profilePhase(b, "outputs")
 			outs := q.round(b, leased, func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/output" },
 				map[string]any{"final_text": "bench", "tool_calls": []any{}, "llm_call_count": 0})
+			stopOutputs()
 			b.ReportMetric(pct(outs, 0.50), "out-p50-ms")
 			b.ReportMetric(pct(outs, 0.99), "out-p99-ms")
 			reportProcessMemory(b, p)

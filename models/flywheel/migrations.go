@@ -153,5 +153,6 @@ func Migrations() []migrate.Migration {
 			}
 			return nil
 		}},
+		{ID: "2026120112_flywheel_notices", Up: migrateNotices},
 	}
 }

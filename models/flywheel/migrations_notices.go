@@ -1,0 +1,23 @@
+package flywheel
+
+import (
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// migrateNotices adds the outbox of workflow notices: a grant or an
+// accepted output is written here in the same statement (or transaction)
+// that decides it, and deleted once the rollout's workflow was told. The
+// due_at index serves the reconciler's scan for notices nobody delivered.
+func migrateNotices(tx *gorm.DB) error {
+	type notice struct {
+		RolloutID string `gorm:"primaryKey;size:40"`
+		Epoch     int64  `gorm:"primaryKey"`
+		Kind      string `gorm:"primaryKey;size:16"`
+		ExpiresAt *time.Time
+		DueAt     time.Time `gorm:"not null;index:idx_flywheel_notices_due"`
+		CreatedAt time.Time `gorm:"not null"`
+	}
+	return tx.Table("flywheel_notices").Migrator().CreateTable(&notice{})
+}
