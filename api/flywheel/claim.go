@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -33,7 +34,9 @@ type rolloutRequest struct {
 // rollouts in one statement (the database guarantees no rollout goes to two
 // claimers, and writes each grant's notice with it), answer a
 // ClaimResponse, and tell each rollout's workflow of its lease off the
-// request path (notifier). A claim needs no answer from Temporal: while
+// request path (notifier), shortly before the lease expires: the workflow
+// needs a grant only for its expiry timer, and an output that lands first
+// makes the grant's notice unnecessary. A claim needs no answer from Temporal: while
 // Temporal is down it still leases, the notices wait in the outbox and the
 // workflows catch up when it returns (until then a lease that lapses is
 // fenced by the row and re-queued by its workflow's expiry check later).
@@ -66,12 +69,13 @@ func (h *Handler) Claim(c *gin.Context) {
 		leaseS = *req.LeaseS
 	}
 	p, _ := agentOf(c)
-	grants, err := models.Claim(c.Request.Context(), h.db, claimant(p), n, h.clampLease(leaseS), h.opts.Now())
+	now, lease := h.opts.Now(), h.clampLease(leaseS)
+	grants, err := models.Claim(c.Request.Context(), h.db, claimant(p), n, lease, now)
 	if err != nil {
 		h.unavailable(c, "claim", err, "could not claim; retry")
 		return
 	}
-	h.notices.notify(grantNotices(grants)...)
+	h.notices.notify(urgentGrantNotices(grants, now, lease)...)
 	out := make([]rolloutRequest, 0, len(grants))
 	base := h.opts.PublicURL
 	if base == "" || strings.HasSuffix(base, ":0") { // listening on an ephemeral port (tests)
@@ -87,12 +91,17 @@ func (h *Handler) Claim(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"rollouts": out, "poll_after_ms": poll})
 }
 
-// grantNotices are the notices the claim wrote for its grants.
-func grantNotices(grants []models.Grant) []models.Notice {
-	out := make([]models.Notice, len(grants))
-	for i, g := range grants {
+// urgentGrantNotices are the grant notices this process sends at once:
+// those of leases too short to wait (models.GrantNoticeDue). The others
+// wait in the outbox for the reconciler, until shortly before expiry.
+func urgentGrantNotices(grants []models.Grant, now time.Time, lease time.Duration) []models.Notice {
+	var out []models.Notice
+	for _, g := range grants {
+		if _, deferred := models.GrantNoticeDue(now, g.ExpiresAt, lease); deferred {
+			continue
+		}
 		exp := g.ExpiresAt
-		out[i] = models.Notice{RolloutID: g.Rollout.ID, Epoch: g.Rollout.LeaseEpoch, Kind: models.NoticeGrant, ExpiresAt: &exp}
+		out = append(out, models.Notice{RolloutID: g.Rollout.ID, Epoch: g.Rollout.LeaseEpoch, Kind: models.NoticeGrant, ExpiresAt: &exp})
 	}
 	return out
 }

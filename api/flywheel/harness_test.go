@@ -34,6 +34,8 @@ type fakeTemporal struct {
 	failSig bool
 	// gone, when set, answers every signal NotFound (the workflow ended).
 	gone bool
+	// leases are the lease signals' payloads by workflow id.
+	leases map[string][]wf.LeaseUpdate
 	// hold, when set, blocks every signal until it is closed (a slow
 	// or unreachable Temporal).
 	hold chan struct{}
@@ -46,7 +48,7 @@ func (f *fakeTemporal) ExecuteWorkflow(_ context.Context, o client.StartWorkflow
 	return nil, nil
 }
 
-func (f *fakeTemporal) SignalWorkflow(_ context.Context, id, _, name string, _ any) error {
+func (f *fakeTemporal) SignalWorkflow(_ context.Context, id, _, name string, arg any) error {
 	f.mu.Lock()
 	hold := f.hold
 	f.mu.Unlock()
@@ -62,6 +64,12 @@ func (f *fakeTemporal) SignalWorkflow(_ context.Context, id, _, name string, _ a
 		return serviceerror.NewNotFound("workflow execution already completed")
 	}
 	f.signals = append(f.signals, name+" "+id)
+	if u, ok := arg.(wf.LeaseUpdate); ok {
+		if f.leases == nil {
+			f.leases = map[string][]wf.LeaseUpdate{}
+		}
+		f.leases[id] = append(f.leases[id], u)
+	}
 	return nil
 }
 

@@ -14,12 +14,12 @@ import (
 // TestNotifier_AProcessThatDiedBetweenItsStatementAndItsNoticeIsReconciled:
 // a grant and an output decided in the database by a process that never
 // told the workflow (they are written here straight through the models,
-// as a process killed after its statement leaves them) are left to that
-// process for the grace period, then sent by another process's reconciler
-// and deleted from the outbox.
+// as a process killed after its statement leaves them) are sent by
+// another process's reconciler once due (the output after the writer's
+// grace, the grant shortly before its expiry) and deleted from the outbox.
 func TestNotifier_AProcessThatDiedBetweenItsStatementAndItsNoticeIsReconciled(t *testing.T) {
 	eachClockedEnv(t, func(t *testing.T, e *testEnv, clock *offsetClock) {
-		dead := e.lease(time.Hour) // claimed; its process died before notifying
+		dead := e.lease(time.Hour) // claimed for a minute; its process died before notifying
 		out := e.lease(time.Hour)
 		if _, _, err := fwmodels.AcceptOutput(context.Background(), e.db, fwmodels.Holder{RolloutID: out.Rollout.ID, APIKey: out.APIKey, LeaseToken: out.LeaseToken},
 			fwmodels.Output{BodySHA256: "x", FinalText: "x"}, clock.now()); err != nil {
@@ -29,11 +29,19 @@ func TestNotifier_AProcessThatDiedBetweenItsStatementAndItsNoticeIsReconciled(t 
 			t.Fatalf("the reconciler took %d notices still within their writer's grace", n)
 		}
 		clock.advance(fwmodels.NoticeGrace + time.Second)
-		if n := e.h.notices.reconcileOnce(); n != 3 {
-			t.Fatalf("the reconciler took %d notices, want 3 (two grants, one output)", n)
+		if n := e.h.notices.reconcileOnce(); n != 1 {
+			t.Fatalf("the reconciler took %d notices past the grace, want the output only", n)
+		}
+		e.eventually("the dead process's output is told", func() bool { return e.signalled(wf.OutputSignal, out.Rollout.ID) })
+		if e.signalled(wf.LeaseSignal, dead.Rollout.ID) {
+			t.Fatal("a minute's grant was told 54s before it was due")
+		}
+		e.eventually("the told output's notice is deleted", func() bool { return len(e.pendingNotices()) == 1 })
+		clock.advance(time.Minute - 15*time.Second - fwmodels.NoticeGrace) // a quarter of the lease before expiry
+		if n := e.h.notices.reconcileOnce(); n != 1 {
+			t.Fatalf("the reconciler took %d notices shortly before the grant's expiry, want the grant", n)
 		}
 		e.eventually("the dead process's grant is told", func() bool { return e.signalled(wf.LeaseSignal, dead.Rollout.ID) })
-		e.eventually("the dead process's output is told", func() bool { return e.signalled(wf.OutputSignal, out.Rollout.ID) })
 		e.eventually("the outbox empties", func() bool { return len(e.pendingNotices()) == 0 })
 	})
 }
@@ -48,7 +56,7 @@ func TestNotifier_AFailedSendStaysInTheOutboxAndIsRetried(t *testing.T) {
 	e.temporal.failSig = true
 	e.temporal.mu.Unlock()
 	g := e.lease(time.Hour)
-	clock.advance(fwmodels.NoticeGrace + time.Second)
+	clock.advance(time.Minute)
 	if n := e.h.notices.reconcileOnce(); n != 1 {
 		t.Fatalf("took %d, want 1", n)
 	}
@@ -79,7 +87,7 @@ func TestNotifier_ANoticeForAnEndedWorkflowIsDropped(t *testing.T) {
 	e.temporal.gone = true
 	e.temporal.mu.Unlock()
 	e.lease(time.Hour)
-	clock.advance(fwmodels.NoticeGrace + time.Second)
+	clock.advance(time.Minute)
 	e.h.notices.reconcileOnce()
 	e.eventually("the outbox empties", func() bool { return len(e.pendingNotices()) == 0 })
 }
@@ -110,14 +118,16 @@ func TestClaim_ARevokedKeyStopsClaimingWithinTheAuthCacheTTL(t *testing.T) {
 	}
 }
 
-// TestHeartbeat_OnAProcessThatDidNotClaimWaitsForTheGrantsExpiry: behind a
-// balancer a heartbeat lands on any API process. One that did not claim
-// the rollout knows from the row what the grant's notice tells the
-// workflow, so it defers its signal to shortly before that expiry instead
-// of signalling at once (one Temporal signal per heartbeat otherwise).
-func TestHeartbeat_OnAProcessThatDidNotClaimWaitsForTheGrantsExpiry(t *testing.T) {
-	a := newTestEnv(t, Options{})
-	b := newTestEnvOn(t, a.db, Options{}) // a second API process on the same database
+// TestClaim_TheWorkflowIsToldShortlyBeforeExpiryWithTheLatestHeartbeat: a
+// claim burst costs Temporal nothing while it lasts. Neither the claiming
+// process nor another one a heartbeat lands on (behind a balancer) signals
+// at once; the grant's notice goes out a quarter of the lease before its
+// expiry and carries the expiry the heartbeats have moved it to.
+func TestClaim_TheWorkflowIsToldShortlyBeforeExpiryWithTheLatestHeartbeat(t *testing.T) {
+	clock := &offsetClock{}
+	opts := Options{Now: clock.now, LeaseMax: time.Hour}
+	a := newTestEnv(t, opts)
+	b := newTestEnvOn(t, a.db, opts) // a second API process on the same database
 	a.do(http.MethodPost, "/operator/v1/rollouts", a.opToken, []byte(`{"rollouts":[{"turn_input":"x"}]}`))
 	r := a.do(http.MethodPost, "/flywheel/claim", a.agentKey, []byte(`{"max_rollouts":1,"lease_s":60}`))
 	var claim struct {
@@ -129,14 +139,28 @@ func TestHeartbeat_OnAProcessThatDidNotClaimWaitsForTheGrantsExpiry(t *testing.T
 	}
 	r.decode(t, &claim)
 	c := claim.Rollouts[0]
+	var hb struct {
+		LeaseExpiresTS float64 `json:"lease_expires_ts"`
+	}
+	clock.advance(10 * time.Second)
 	for range 3 {
-		if r := b.do(http.MethodPost, "/flywheel/rollouts/"+c.RolloutID+"/heartbeat", c.APIKey, nil, LeaseTokenHeader, c.LeaseToken); r.Status != http.StatusOK {
+		r := b.do(http.MethodPost, "/flywheel/rollouts/"+c.RolloutID+"/heartbeat", c.APIKey, nil, LeaseTokenHeader, c.LeaseToken)
+		if r.Status != http.StatusOK {
 			t.Fatalf("heartbeat: %d %s", r.Status, r.Body)
 		}
+		r.decode(t, &hb)
 	}
 	time.Sleep(300 * time.Millisecond)
-	if b.signalled(wf.LeaseSignal, c.RolloutID) {
-		t.Fatal("the process that did not claim signalled a heartbeat at once, 60s before the grant's expiry")
+	if a.signalled(wf.LeaseSignal, c.RolloutID) || b.signalled(wf.LeaseSignal, c.RolloutID) {
+		t.Fatal("a 60s lease was signalled at once")
 	}
-	a.eventually("the claiming process tells the grant", func() bool { return a.signalled(wf.LeaseSignal, c.RolloutID) })
+	clock.advance(36 * time.Second) // 46s after the grant: past 60s - 15s
+	a.h.notices.reconcileOnce()
+	a.eventually("the grant is told", func() bool { return a.signalled(wf.LeaseSignal, c.RolloutID) })
+	a.temporal.mu.Lock()
+	got := a.temporal.leases[wf.WorkflowID(c.RolloutID)]
+	a.temporal.mu.Unlock()
+	if want := time.UnixMicro(int64(hb.LeaseExpiresTS * 1e6)).UTC(); len(got) != 1 || !got[0].ExpiresAt.Equal(want) {
+		t.Fatalf("told %+v, want one notice with the heartbeat's expiry %s", got, want)
+	}
 }

@@ -68,18 +68,16 @@ func TestClaim_ATemporalOutageLeavesClaimsHeartbeatsAndOutputsWorkingAndTheWorkf
 			[]byte(`{"final_text":"x","tool_calls":[],"llm_call_count":0}`), LeaseTokenHeader, done.LeaseToken); r.Status != http.StatusOK {
 			t.Fatalf("output during the outage: %d %s", r.Status, r.Body)
 		}
-		if n := len(e.pendingNotices()); n != 3 {
-			t.Fatalf("%d notices in the outbox during the outage, want 2 grants and 1 output", n)
+		if n := len(e.pendingNotices()); n != 2 {
+			t.Fatalf("%d notices in the outbox during the outage, want 2 (one grant; the other's output superseded its grant)", n)
 		}
 
 		e.temporal.mu.Lock()
 		e.temporal.failSig = false
 		e.temporal.mu.Unlock()
-		clock.advance(fwmodels.NoticeGrace + time.Second)
+		clock.advance(time.Minute) // past every notice's due time
 		e.h.notices.reconcileOnce()
-		for _, c := range claim.Rollouts {
-			e.eventually("the workflow is told of its grant", func() bool { return e.signalled(wf.LeaseSignal, c.RolloutID) })
-		}
+		e.eventually("the workflow is told of its grant", func() bool { return e.signalled(wf.LeaseSignal, claim.Rollouts[1].RolloutID) })
 		e.eventually("the workflow is told of its output", func() bool { return e.signalled(wf.OutputSignal, done.RolloutID) })
 		e.eventually("the outbox empties", func() bool { return len(e.pendingNotices()) == 0 })
 

@@ -93,8 +93,9 @@ func grantOne(tx *gorm.DB, r Rollout, claimer string, lease time.Duration, now t
 	if err := tx.Create(&l).Error; err != nil {
 		return Grant{}, false, err
 	}
+	due, _ := GrantNoticeDue(now, expires, lease)
 	if err := insertNotice(tx, Notice{RolloutID: id, Epoch: l.Epoch, Kind: NoticeGrant, ExpiresAt: &expires,
-		DueAt: now.Add(NoticeGrace), CreatedAt: now}); err != nil {
+		DueAt: due, CreatedAt: now}); err != nil {
 		return Grant{}, false, err
 	}
 	r.Status, r.LeaseEpoch, r.LeaseExpiresAt, r.LeaseSeconds, r.LLMCallsObserved = StatusLeased, l.Epoch, &expires, lease.Seconds(), 0

@@ -10,7 +10,8 @@ import (
 // claimPostgres is a whole claim in one autocommit statement, one round
 // trip: lock up to @max claimable rows FOR UPDATE SKIP LOCKED, pair each
 // with a set of fresh secret hashes by rank, lease them (compare-and-swap
-// on status), and write each lease's history row and grant notice. The
+// on status), and write each lease's history row and grant notice (due as
+// GrantNoticeDue says). The
 // plaintext secrets never reach the database; only their hashes do.
 // {{scope}} is the claimant's owner filter (Claimant.scopeSQL).
 const claimPostgres = `WITH picked AS (
@@ -34,7 +35,8 @@ const claimPostgres = `WITH picked AS (
 		SELECT id, lease_epoch, api_key_hash, llm_token_hash, @claimer, @now, lease_expires_at, 0, 0 FROM granted
 	), notices AS (
 		INSERT INTO flywheel_notices (rollout_id, epoch, kind, expires_at, due_at, created_at)
-		SELECT id, lease_epoch, @grant, lease_expires_at, @due, @now FROM granted
+		SELECT id, lease_epoch, @grant, lease_expires_at,
+			GREATEST(CAST(@due AS timestamptz), lease_expires_at - make_interval(secs => @lead)), @now FROM granted
 	)
 	SELECT * FROM granted ORDER BY created_at, id`
 
@@ -57,6 +59,7 @@ func claimOneStatement(db *gorm.DB, who Claimant, max int, lease time.Duration, 
 	args["queued"], args["leased"], args["now"], args["max"] = StatusQueued, StatusLeased, now, max
 	args["tokens"], args["keys"], args["llms"] = strings.Join(tokens, ","), strings.Join(keys, ","), strings.Join(llms, ",")
 	args["secs"], args["claimer"], args["grant"], args["due"] = lease.Seconds(), who.CredentialID, NoticeGrant, now.Add(NoticeGrace)
+	args["lead"] = grantNoticeLead(lease).Seconds() // GrantNoticeDue in SQL
 	var rows []grantedRow
 	if err := db.Raw(strings.Replace(claimPostgres, "{{scope}}", scope, 1), args).Scan(&rows).Error; err != nil {
 		return nil, err

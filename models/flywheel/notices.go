@@ -21,6 +21,30 @@ const (
 // the reconciler of any process may send it instead.
 const NoticeGrace = 5 * time.Second
 
+// MinGrantNoticeLead is the least time before a lease's expiry at which
+// its workflow is told of the grant; the lead is a quarter of the lease
+// when that is longer.
+const MinGrantNoticeLead = 2 * time.Second
+
+// GrantNoticeDue is when the workflow must be told of a lease granted at
+// now for lease, expiring at expires: the workflow needs a grant only to
+// arm its expiry timer, so the notice waits until shortly before that
+// expiry. A rollout whose output lands first never costs a grant signal
+// (AcceptOutput drops the grant notice), and a claim burst costs Temporal
+// nothing while it lasts. A due time within NoticeGrace of now is
+// now+NoticeGrace: the writing process sends it at once (deferred false).
+func GrantNoticeDue(now, expires time.Time, lease time.Duration) (due time.Time, deferred bool) {
+	due = expires.Add(-grantNoticeLead(lease))
+	if floor := now.Add(NoticeGrace); !due.After(floor) {
+		return floor, false
+	}
+	return due, true
+}
+
+func grantNoticeLead(lease time.Duration) time.Duration {
+	return max(lease/4, MinGrantNoticeLead)
+}
+
 // Notice is one entry of the outbox of workflow notices. It is written by
 // the statement (or transaction) that decides the grant or accepts the
 // output, so the decision and the duty to tell the workflow commit
@@ -59,18 +83,26 @@ func (n Notice) Key() NoticeKey {
 // first, and pushes their due time retry later, so a concurrent
 // reconciler (another API process) skips them and a notice this one fails
 // to send is retried then. On PostgreSQL the rows are taken FOR UPDATE SKIP
-// LOCKED in the same statement that pushes them.
+// LOCKED in the same statement that pushes them. A grant notice whose lease
+// is still current carries the lease's expiry as it is now (heartbeats may
+// have moved it since the grant).
 func DueNotices(ctx context.Context, db *gorm.DB, now time.Time, retry time.Duration, limit int) ([]Notice, error) {
 	now = dbTime(now)
 	next := now.Add(retry)
 	db = db.WithContext(ctx)
 	if db.Dialector.Name() == "postgres" {
-		var out []Notice
+		var rows []dueNotice
 		err := db.Raw(`UPDATE flywheel_notices n SET due_at = @next
 			FROM (SELECT rollout_id, epoch, kind FROM flywheel_notices WHERE due_at <= @now
 				ORDER BY due_at LIMIT @limit FOR UPDATE SKIP LOCKED) d
 			WHERE n.rollout_id = d.rollout_id AND n.epoch = d.epoch AND n.kind = d.kind
-			RETURNING n.*`, map[string]any{"next": next, "now": now, "limit": limit}).Scan(&out).Error
+			RETURNING n.*, (SELECT r.lease_expires_at FROM flywheel_rollouts r
+				WHERE r.id = n.rollout_id AND r.lease_epoch = n.epoch AND r.status = @leased) AS current_expires_at`,
+			map[string]any{"next": next, "now": now, "limit": limit, "leased": StatusLeased}).Scan(&rows).Error
+		out := make([]Notice, len(rows))
+		for i, r := range rows {
+			out[i] = r.current()
+		}
 		return out, err
 	}
 	var out []Notice
@@ -84,10 +116,32 @@ func DueNotices(ctx context.Context, db *gorm.DB, now time.Time, retry time.Dura
 				Update("due_at", next).Error; err != nil {
 				return err
 			}
+			var r Rollout
+			if err := tx.Where("id = ? AND lease_epoch = ? AND status = ?", out[i].RolloutID, out[i].Epoch, StatusLeased).
+				Take(&r).Error; err == nil {
+				out[i] = dueNotice{Notice: out[i], CurrentExpiresAt: r.LeaseExpiresAt}.current()
+			}
 		}
 		return nil
 	})
 	return out, err
+}
+
+// dueNotice is a notice with its lease's expiry as the row has it now.
+type dueNotice struct {
+	Notice
+	CurrentExpiresAt *time.Time
+}
+
+// current is the notice carrying the later of the granted and the current
+// expiry, so a deferred grant notice also tells the heartbeats since.
+func (d dueNotice) current() Notice {
+	n := d.Notice
+	if d.CurrentExpiresAt != nil && (n.ExpiresAt == nil || d.CurrentExpiresAt.After(*n.ExpiresAt)) {
+		t := d.CurrentExpiresAt.UTC()
+		n.ExpiresAt = &t
+	}
+	return n
 }
 
 // DeleteNotices removes notices that were delivered (one statement).

@@ -8,8 +8,9 @@ import (
 
 // acceptOutputPostgres accepts an output in one autocommit statement, one
 // round trip: the compare-and-swap of AcceptOutput's transaction (its WHERE
-// is authorize's success case, as in heartbeatPostgres), the output row and
-// the output notice. Should the output row be refused (a value the store
+// is authorize's success case, as in heartbeatPostgres), the output row,
+// the output notice, and the end of any grant notice still waiting (the
+// output notice tells the workflow all it needs). Should the output row be refused (a value the store
 // cannot hold), the whole statement fails and nothing is accepted.
 const acceptOutputPostgres = `WITH accepted AS (
 		UPDATE flywheel_rollouts SET output_at = @now, updated_at = @now
@@ -26,6 +27,8 @@ const acceptOutputPostgres = `WITH accepted AS (
 	), notice AS (
 		INSERT INTO flywheel_notices (rollout_id, epoch, kind, due_at, created_at)
 		SELECT id, lease_epoch, @output, @due, @now FROM accepted
+	), superseded AS (
+		DELETE FROM flywheel_notices WHERE kind = @grant AND rollout_id IN (SELECT id FROM accepted)
 	)
 	SELECT lease_epoch FROM accepted`
 
@@ -39,7 +42,7 @@ func acceptOutputOneStatement(db *gorm.DB, h Holder, o Output, now time.Time) (i
 		"llm_call_count": o.LLMCallCount, "artifacts": o.Artifacts, "reward": o.Reward, "success": o.Success,
 		"exclusion_reason": o.ExclusionReason, "exclusion_detail": o.ExclusionDetail, "events": o.Events, "timing": o.Timing,
 		"agent_fingerprint": o.AgentFingerprint, "tool_call_landed": o.ToolCallLanded,
-		"output": NoticeOutput, "due": now.Add(NoticeGrace),
+		"output": NoticeOutput, "grant": NoticeGrant, "due": now.Add(NoticeGrace),
 	}).Scan(&epochs).Error
 	if err != nil {
 		return 0, false, err
