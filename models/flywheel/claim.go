@@ -26,8 +26,8 @@ const MaxClaimBatch = 64
 // rollout is ever handed to two claimers: on PostgreSQL the candidate rows
 // are locked FOR UPDATE SKIP LOCKED (concurrent claimers take different
 // rows without waiting), on SQLite the transaction is serialized (BEGIN
-// IMMEDIATE, one connection); and the update itself is a compare-and-swap
-// on status='queued'. Every lease bumps the epoch and gets fresh token,
+// IMMEDIATE, one connection) and the update is a compare-and-swap on
+// status='queued'. Every lease bumps the epoch and gets fresh token,
 // api key and LLM gateway token, and writes its lease history row and a
 // grant Notice (the workflow is told off the request path). The lease never
 // outlives the deadline.

@@ -8,9 +8,10 @@ import (
 )
 
 // claimPostgres is a whole claim in one autocommit statement, one round
-// trip: lock up to @max claimable rows FOR UPDATE SKIP LOCKED, pair each
-// with a set of fresh secret hashes by rank, lease them (compare-and-swap
-// on status), and write each lease's history row and grant notice (due as
+// trip: lock up to @max claimable rows FOR UPDATE SKIP LOCKED (the lock
+// re-checks status on the row's latest version and holds it to commit, so
+// the update joins by primary key alone), pair each with a set of fresh
+// secret hashes by rank, lease them, and write each lease's history row and grant notice (due as
 // GrantNoticeDue says). The
 // plaintext secrets never reach the database; only their hashes do.
 // {{scope}} is the claimant's owner filter (Claimant.scopeSQL).
@@ -28,7 +29,7 @@ const claimPostgres = `WITH picked AS (
 			lease_seconds = @secs, lease_expires_at = LEAST(CAST(@now AS timestamptz) + make_interval(secs => @secs), r.deadline_at),
 			lease_heartbeats = 0, llm_calls_observed = 0, updated_at = @now
 		FROM picked p JOIN secrets s ON s.n = p.n
-		WHERE r.id = p.id AND r.status = @queued
+		WHERE r.id = p.id
 		RETURNING r.*, p.n AS secret_n
 	), history AS (
 		INSERT INTO flywheel_leases (rollout_id, epoch, api_key_hash, llm_token_hash, claimed_by, granted_at, expires_at, heartbeats, llm_calls)

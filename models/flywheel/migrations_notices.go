@@ -21,3 +21,11 @@ func migrateNotices(tx *gorm.DB) error {
 	}
 	return tx.Table("flywheel_notices").Migrator().CreateTable(&notice{})
 }
+
+// migrateClaimIndex serves the claim's ORDER BY created_at, id LIMIT n
+// straight from an index (status, created_at, id), so a claim reads only
+// the rows it leases (and those it skips) instead of sorting every queued
+// row, whatever the planner's statistics say right after a bulk enqueue.
+func migrateClaimIndex(tx *gorm.DB) error {
+	return tx.Exec("CREATE INDEX idx_flywheel_rollouts_claim ON flywheel_rollouts (status, created_at, id)").Error
+}
