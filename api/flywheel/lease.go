@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
@@ -79,13 +80,25 @@ func (h *Handler) Heartbeat(c *gin.Context) {
 		return
 	}
 	if !e.GrantedAt.IsZero() {
-		// The grant's notice tells the workflow this much (the outbox
-		// guarantees it, from whichever process claimed), so this
-		// heartbeat's signal can wait until shortly before that expiry.
-		h.heartbeats.granted(hd.RolloutID, wf.LeaseUpdate{Epoch: e.Epoch, ExpiresAt: e.GrantedExpiry}, e.GrantedAt)
+		u, at := toldByGrant(e, h.opts.Now())
+		h.heartbeats.granted(hd.RolloutID, u, at)
 	}
 	h.heartbeats.enqueue(hd.RolloutID, wf.LeaseUpdate{Epoch: e.Epoch, ExpiresAt: e.ExpiresAt})
 	c.JSON(http.StatusOK, gin.H{"lease_expires_ts": epochSeconds(e.ExpiresAt)})
+}
+
+// toldByGrant is what the grant's notice tells (or told) the workflow of
+// lease e, and as of when: the outbox guarantees the notice, from
+// whichever process claimed. While the notice still waits for its due
+// time it will carry the lease's expiry as it is then, so at least this
+// heartbeat's; once due (or sent at once) it carried the granted expiry.
+// The heartbeat's own signal then waits until shortly before that expiry.
+func toldByGrant(e models.Extension, now time.Time) (wf.LeaseUpdate, time.Time) {
+	due, deferred := models.GrantNoticeDue(e.GrantedAt, e.GrantedExpiry, e.GrantedExpiry.Sub(e.GrantedAt))
+	if deferred && now.Before(due) {
+		return wf.LeaseUpdate{Epoch: e.Epoch, ExpiresAt: e.ExpiresAt}, now
+	}
+	return wf.LeaseUpdate{Epoch: e.Epoch, ExpiresAt: e.GrantedExpiry}, e.GrantedAt
 }
 
 type wireExclusion struct {

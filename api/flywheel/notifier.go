@@ -40,9 +40,13 @@ type notifier struct {
 }
 
 // Notifier sizing: concurrent signal RPCs of one process, and the largest
-// batch the reconciler takes and the deleter removes in one statement.
+// batch the reconciler takes and the deleter removes in one statement. Few
+// workers on purpose: a burst of outputs queues its notices and drains
+// them at Temporal's pace after the burst (a few hundred a second per
+// process), instead of a Temporal backlog competing with the burst's own
+// requests for the machine.
 const (
-	noticeWorkers    = 16
+	noticeWorkers    = 4
 	noticeBatch      = 256
 	noticeDeleteTick = 20 * time.Millisecond
 	noticeRetry      = 10 * time.Second
