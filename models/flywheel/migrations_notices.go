@@ -26,6 +26,23 @@ func migrateNotices(tx *gorm.DB) error {
 // straight from an index (status, created_at, id), so a claim reads only
 // the rows it leases (and those it skips) instead of sorting every queued
 // row, whatever the planner's statistics say right after a bulk enqueue.
+// It replaces the (status, created_at) index it extends, so a lease
+// grant (which changes status) still updates as many indexes as before.
+// On PostgreSQL the rollout table's pages keep a fifth free, so the
+// updates that touch no indexed column (heartbeats, outputs) stay on their
+// page as heap-only tuples: no index entries, less WAL per heartbeat.
 func migrateClaimIndex(tx *gorm.DB) error {
-	return tx.Exec("CREATE INDEX idx_flywheel_rollouts_claim ON flywheel_rollouts (status, created_at, id)").Error
+	stmts := []string{
+		"CREATE INDEX idx_flywheel_rollouts_claim ON flywheel_rollouts (status, created_at, id)",
+		"DROP INDEX idx_flywheel_rollouts_queue",
+	}
+	if tx.Dialector.Name() == "postgres" {
+		stmts = append(stmts, "ALTER TABLE flywheel_rollouts SET (fillfactor = 80)")
+	}
+	for _, stmt := range stmts {
+		if err := tx.Exec(stmt).Error; err != nil {
+			return err
+		}
+	}
+	return nil
 }
