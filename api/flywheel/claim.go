@@ -31,15 +31,16 @@ type rolloutRequest struct {
 }
 
 // Claim handles POST /flywheel/claim: lease up to max_rollouts queued
-// rollouts in one statement (the database guarantees no rollout goes to two
-// claimers, and writes each grant's notice with it), answer a
+// rollouts in one statement (the database guarantees no rollout goes to
+// two claimers, and writes each grant's notice with it), answer a
 // ClaimResponse, and tell each rollout's workflow of its lease off the
 // request path (notifier), shortly before the lease expires: the workflow
 // needs a grant only for its expiry timer, and an output that lands first
-// makes the grant's notice unnecessary. A claim needs no answer from Temporal: while
-// Temporal is down it still leases, the notices wait in the outbox and the
-// workflows catch up when it returns (until then a lease that lapses is
-// fenced by the row and re-queued by its workflow's expiry check later).
+// makes the grant's notice unnecessary. A claim needs no answer from
+// Temporal: while Temporal is down it still leases, the notices wait in
+// the outbox and the workflows catch up when it returns (until then a
+// lease that lapses is fenced by the row, and its workflow's expiry check
+// re-queues it later).
 func (h *Handler) Claim(c *gin.Context) {
 	body, ok := rest.ReadBody(c)
 	if !ok {
