@@ -103,10 +103,11 @@ func grantOne(tx *gorm.DB, r Rollout, claimer string, lease time.Duration, now t
 	return g, true, nil
 }
 
-// RevertGrant returns a just-granted lease to the queue when its workflow
-// could not be told of it, so no lease exists that no timer guards. The
-// epoch stays consumed (fencing epochs only ever grow) but the attempt does
-// not: the lease never reached an agent.
+// RevertGrant returns a just-granted lease that never reached an agent to
+// the queue: the epoch stays consumed (fencing epochs only ever grow) but
+// the attempt does not. Claims no longer revert a grant when Temporal is
+// down (its notice waits in the outbox instead); leases reverted that way
+// before still count as undelivered in Attempts.
 func RevertGrant(ctx context.Context, db *gorm.DB, id string, epoch int64, now time.Time) error {
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&Rollout{}).Where("id = ? AND lease_epoch = ? AND status = ? AND output_at IS NULL", id, epoch, StatusLeased).
