@@ -1,17 +1,15 @@
 package flywheel
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/api/rest"
 	models "github.com/gatehouse/gatehouse/models/flywheel"
-	wf "github.com/gatehouse/gatehouse/workflows/flywheel"
 )
 
 type claimRequest struct {
@@ -33,12 +31,16 @@ type rolloutRequest struct {
 }
 
 // Claim handles POST /flywheel/claim: lease up to max_rollouts queued
-// rollouts (the database guarantees no rollout goes to two claimers), tell
-// each rollout's workflow of its lease, and answer a ClaimResponse. A
-// lease whose workflow could not be told is returned to the queue and left
-// out of the answer, so no lease exists without its expiry timer; when no
-// lease could be told, the answer is 503 with Retry-After (Temporal is
-// down), not an empty claim.
+// rollouts in one statement (the database guarantees no rollout goes to
+// two claimers, and writes each grant's notice with it), answer a
+// ClaimResponse, and tell each rollout's workflow of its lease off the
+// request path (notifier), shortly before the lease expires: the workflow
+// needs a grant only for its expiry timer, and an output that lands first
+// makes the grant's notice unnecessary. A claim needs no answer from
+// Temporal: while Temporal is down it still leases, the notices wait in
+// the outbox and the workflows catch up when it returns (until then a
+// lease that lapses is fenced by the row, and its workflow's expiry check
+// re-queues it later).
 func (h *Handler) Claim(c *gin.Context) {
 	body, ok := rest.ReadBody(c)
 	if !ok {
@@ -67,64 +69,40 @@ func (h *Handler) Claim(c *gin.Context) {
 	if req.LeaseS != nil {
 		leaseS = *req.LeaseS
 	}
-	p, _ := rest.PrincipalOf(c)
-	grants, err := models.Claim(c.Request.Context(), h.db, claimant(p), n, h.clampLease(leaseS), h.opts.Now())
+	p, _ := agentOf(c)
+	now, lease := h.opts.Now(), h.clampLease(leaseS)
+	grants, err := models.Claim(c.Request.Context(), h.db, claimant(p), n, lease, now)
 	if err != nil {
 		h.unavailable(c, "claim", err, "could not claim; retry")
 		return
 	}
-	delivered := h.tellWorkflows(c.Request.Context(), grants)
-	if len(grants) > 0 && len(delivered) == 0 {
-		// Temporal could not be told of any lease: an empty 200 would read
-		// as "nothing queued". The grants went back to the queue without
-		// costing an attempt.
-		rest.UnavailableAs(c, "temporal_unavailable", "rollouts are queued but Temporal could not be told of their leases; retry after Retry-After")
-		return
-	}
-	out := make([]rolloutRequest, 0, len(delivered))
+	h.notices.notify(urgentGrantNotices(grants, now, lease)...)
+	out := make([]rolloutRequest, 0, len(grants))
 	base := h.opts.PublicURL
 	if base == "" || strings.HasSuffix(base, ":0") { // listening on an ephemeral port (tests)
 		base = "http://" + c.Request.Host
 	}
-	for _, g := range delivered {
+	for _, g := range grants {
 		out = append(out, h.requestOf(g, base))
 	}
 	poll := int64(0)
 	if len(out) == 0 {
 		poll = h.opts.PollAfter.Milliseconds()
 	}
-	resp := gin.H{"rollouts": out, "poll_after_ms": poll}
-	c.JSON(http.StatusOK, resp)
+	c.JSON(http.StatusOK, gin.H{"rollouts": out, "poll_after_ms": poll})
 }
 
-// tellWorkflows signals every grant's workflow concurrently and reverts
-// the grants it could not deliver.
-func (h *Handler) tellWorkflows(ctx context.Context, grants []models.Grant) []models.Grant {
-	ok := make([]bool, len(grants))
-	var wg sync.WaitGroup
-	for i, g := range grants {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			u := wf.LeaseUpdate{Epoch: g.Rollout.LeaseEpoch, ExpiresAt: g.ExpiresAt}
-			err := h.temporal.SignalWorkflow(ctx, wf.WorkflowID(g.Rollout.ID), "", wf.LeaseSignal, u)
-			if err == nil {
-				ok[i] = true
-				h.heartbeats.delivered(g.Rollout.ID, u) // its heartbeats' signals can wait for this expiry
-				return
-			}
-			h.log.Warn("lease grant not delivered; re-queued", "rollout_id", g.Rollout.ID, "err", err)
-			if rerr := models.RevertGrant(context.WithoutCancel(ctx), h.db, g.Rollout.ID, g.Rollout.LeaseEpoch, h.opts.Now()); rerr != nil {
-				h.log.Error("revert grant", "rollout_id", g.Rollout.ID, "err", rerr)
-			}
-		}()
-	}
-	wg.Wait()
-	var out []models.Grant
-	for i, g := range grants {
-		if ok[i] {
-			out = append(out, g)
+// urgentGrantNotices are the grant notices this process sends at once:
+// those of leases too short to wait (models.GrantNoticeDue). The others
+// wait in the outbox for the reconciler, until shortly before expiry.
+func urgentGrantNotices(grants []models.Grant, now time.Time, lease time.Duration) []models.Notice {
+	var out []models.Notice
+	for _, g := range grants {
+		if _, deferred := models.GrantNoticeDue(now, g.ExpiresAt, lease); deferred {
+			continue
 		}
+		exp := g.ExpiresAt
+		out = append(out, models.Notice{RolloutID: g.Rollout.ID, Epoch: g.Rollout.LeaseEpoch, Kind: models.NoticeGrant, ExpiresAt: &exp})
 	}
 	return out
 }

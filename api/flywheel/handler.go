@@ -5,7 +5,9 @@
 //
 // Authority: the rollout workflow (workflows/flywheel) owns the lifecycle;
 // the database row owns the lease fence and output acceptance (see
-// models/flywheel). Handlers write the row first, then signal the workflow.
+// models/flywheel). Handlers decide in the row, writing in the same
+// statement the outbox notice that tells the workflow off the request
+// path (notifier); no request waits for Temporal but an enqueue or cancel.
 package flywheel
 
 import (
@@ -48,6 +50,10 @@ type Options struct {
 	// completion included (default 10m); UpstreamHeaderTimeout bounds the
 	// wait for the upstream's first response byte (default 60s).
 	UpstreamTimeout, UpstreamHeaderTimeout time.Duration
+	// AuthCacheTTL is how long a claimer's authenticated key is reused
+	// without a database read (default DefaultAuthCacheTTL; negative: no
+	// cache). A revoked key stops claiming within it.
+	AuthCacheTTL time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// UpstreamClient proxies gateway calls (http.DefaultTransport when nil).
@@ -63,8 +69,10 @@ type Handler struct {
 	log      *slog.Logger
 	// heartbeats delivers heartbeat signals off the request path.
 	heartbeats *heartbeatSignaller
-	// outputs delivers output notices off the request path.
-	outputs *outputNotifier
+	// notices tells workflows of grants and outputs from the outbox.
+	notices *notifier
+	// agents authenticates claimers with a short-lived cache.
+	agents *agentAuth
 }
 
 // New compiles the contract once and returns the handlers.
@@ -105,8 +113,9 @@ func New(db *gorm.DB, t Temporal, log *slog.Logger, opts Options) (*Handler, err
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{db: db, temporal: t, schemas: schemas, opts: opts, log: log, heartbeats: newHeartbeatSignaller(t, log),
-		outputs: newOutputNotifier(t, log)}, nil
+	hb := newHeartbeatSignaller(t, log)
+	return &Handler{db: db, temporal: t, schemas: schemas, opts: opts, log: log, heartbeats: hb,
+		notices: newNotifier(db, t, log, opts.Now, hb), agents: newAgentAuth(db, opts.AuthCacheTTL, opts.Now)}, nil
 }
 
 // clampLease applies the configured bounds to a requested lease.

@@ -8,11 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"gorm.io/gorm"
 
@@ -21,6 +23,7 @@ import (
 	fwmodels "github.com/gatehouse/gatehouse/models/flywheel"
 	"github.com/gatehouse/gatehouse/models/modelstest"
 	"github.com/gatehouse/gatehouse/models/platform"
+	wf "github.com/gatehouse/gatehouse/workflows/flywheel"
 )
 
 // fakeTemporal records what the handlers ask of Temporal.
@@ -29,6 +32,10 @@ type fakeTemporal struct {
 	signals []string
 	started []string
 	failSig bool
+	// gone, when set, answers every signal NotFound (the workflow ended).
+	gone bool
+	// leases are the lease signals' payloads by workflow id.
+	leases map[string][]wf.LeaseUpdate
 	// hold, when set, blocks every signal until it is closed (a slow
 	// or unreachable Temporal).
 	hold chan struct{}
@@ -41,7 +48,7 @@ func (f *fakeTemporal) ExecuteWorkflow(_ context.Context, o client.StartWorkflow
 	return nil, nil
 }
 
-func (f *fakeTemporal) SignalWorkflow(_ context.Context, id, _, name string, _ any) error {
+func (f *fakeTemporal) SignalWorkflow(_ context.Context, id, _, name string, arg any) error {
 	f.mu.Lock()
 	hold := f.hold
 	f.mu.Unlock()
@@ -53,12 +60,22 @@ func (f *fakeTemporal) SignalWorkflow(_ context.Context, id, _, name string, _ a
 	if f.failSig {
 		return context.DeadlineExceeded
 	}
+	if f.gone {
+		return serviceerror.NewNotFound("workflow execution already completed")
+	}
 	f.signals = append(f.signals, name+" "+id)
+	if u, ok := arg.(wf.LeaseUpdate); ok {
+		if f.leases == nil {
+			f.leases = map[string][]wf.LeaseUpdate{}
+		}
+		f.leases[id] = append(f.leases[id], u)
+	}
 	return nil
 }
 
 type testEnv struct {
 	t        testing.TB
+	h        *Handler
 	db       *gorm.DB
 	engine   *gin.Engine
 	temporal *fakeTemporal
@@ -110,7 +127,7 @@ func newTestEnvOn(t testing.TB, db *gorm.DB, opts Options) *testEnv {
 	gin.SetMode(gin.ReleaseMode)
 	engine := gin.New()
 	h.Mount(rest.NewRouter(engine, rest.NewDocument("t", "t")), rest.Deps{DB: db})
-	return &testEnv{t: t, db: db, engine: engine, temporal: ft, agentKey: agent.Plaintext, opToken: op.Plaintext}
+	return &testEnv{t: t, h: h, db: db, engine: engine, temporal: ft, agentKey: agent.Plaintext, opToken: op.Plaintext}
 }
 
 type result struct {
@@ -162,6 +179,33 @@ func (e *testEnv) lease(deadline time.Duration) fwmodels.Grant {
 		e.t.Fatalf("claim: %v %d", err, len(gs))
 	}
 	return gs[0]
+}
+
+// signalled reports whether the fake was sent signal name for rollout id.
+func (e *testEnv) signalled(name, rolloutID string) bool {
+	e.temporal.mu.Lock()
+	defer e.temporal.mu.Unlock()
+	return slices.Contains(e.temporal.signals, name+" "+wf.WorkflowID(rolloutID))
+}
+
+// eventually fails the test unless cond holds within 5 seconds.
+func (e *testEnv) eventually(what string, cond func() bool) {
+	e.t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("not within 5s: %s", what)
+		}
+	}
+}
+
+// pendingNotices is the outbox's content.
+func (e *testEnv) pendingNotices() []fwmodels.Notice {
+	e.t.Helper()
+	ns, err := fwmodels.PendingNotices(context.Background(), e.db)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return ns
 }
 
 func (e *testEnv) output(g fwmodels.Grant, body string) result {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
@@ -73,13 +74,31 @@ func (h *Handler) Heartbeat(c *gin.Context) {
 	if !ok {
 		return
 	}
-	epoch, expires, err := models.Heartbeat(c.Request.Context(), h.db, hd, h.opts.Now())
+	e, err := models.ExtendLease(c.Request.Context(), h.db, hd, h.opts.Now())
 	if err != nil {
 		h.leaseError(c, err)
 		return
 	}
-	h.heartbeats.enqueue(hd.RolloutID, wf.LeaseUpdate{Epoch: epoch, ExpiresAt: expires})
-	c.JSON(http.StatusOK, gin.H{"lease_expires_ts": epochSeconds(expires)})
+	if !e.GrantedAt.IsZero() {
+		u, at := toldByGrant(e, h.opts.Now())
+		h.heartbeats.granted(hd.RolloutID, u, at)
+	}
+	h.heartbeats.enqueue(hd.RolloutID, wf.LeaseUpdate{Epoch: e.Epoch, ExpiresAt: e.ExpiresAt})
+	c.JSON(http.StatusOK, gin.H{"lease_expires_ts": epochSeconds(e.ExpiresAt)})
+}
+
+// toldByGrant is what the grant's notice tells (or told) the workflow of
+// lease e, and as of when: the outbox guarantees the notice, from
+// whichever process claimed. While the notice still waits for its due
+// time it will carry the lease's expiry as it is then, so at least this
+// heartbeat's; once due (or sent at once) it carried the granted expiry.
+// The heartbeat's own signal then waits until shortly before that expiry.
+func toldByGrant(e models.Extension, now time.Time) (wf.LeaseUpdate, time.Time) {
+	due, deferred := models.GrantNoticeDue(e.GrantedAt, e.GrantedExpiry, e.GrantedExpiry.Sub(e.GrantedAt))
+	if deferred && now.Before(due) {
+		return wf.LeaseUpdate{Epoch: e.Epoch, ExpiresAt: e.ExpiresAt}, now
+	}
+	return wf.LeaseUpdate{Epoch: e.Epoch, ExpiresAt: e.GrantedExpiry}, e.GrantedAt
 }
 
 type wireExclusion struct {
@@ -146,8 +165,9 @@ func decodeOutput(body []byte) (models.Output, string, error) {
 
 // Output handles POST /flywheel/rollouts/:id/output: validate against
 // RolloutOutput (server-authored fields fail additionalProperties: false),
-// accept once under the current lease (the row is the authority), answer,
-// and tell the workflow off the request path (outputNotifier).
+// accept once under the current lease (the row is the authority; the same
+// statement writes the output's notice), answer, and tell the workflow off
+// the request path (notifier).
 func (h *Handler) Output(c *gin.Context) {
 	hd, ok := holder(c)
 	if !ok {
@@ -186,6 +206,6 @@ func (h *Handler) Output(c *gin.Context) {
 		return
 	}
 	h.heartbeats.forget(hd.RolloutID)
-	h.outputs.notify(hd.RolloutID, epoch)
+	h.notices.notify(models.Notice{RolloutID: hd.RolloutID, Epoch: epoch, Kind: models.NoticeOutput})
 	c.JSON(http.StatusOK, gin.H{"accepted": true, "rollout_id": hd.RolloutID})
 }

@@ -27,8 +27,8 @@ func (h *Handler) Mount(r *rest.Router, d rest.Deps) {
 			"lease_s":      map[string]any{"type": "number", "exclusiveMinimum": 0, "description": "clamped to the server's bounds; lease_expires_ts is what was granted"},
 		}},
 		Responses: map[int]string{200: "ClaimResponse: only rollouts whose owner this key may take", 401: "no or bad key", 422: "invalid input",
-			503: "Temporal cannot be told of the leases (retry after Retry-After; no attempt is spent)"}},
-		agent, h.Claim)
+			503: "the database cannot be reached (retry after Retry-After); a Temporal outage does not stop claims"}},
+		h.agents.require, h.Claim)
 	fw.Handle(http.MethodPost, "/rollouts/:id/heartbeat", rest.Op{Summary: "Extend the lease (rollout api_key + Flywheel-Lease-Token)", Tag: "flywheel", Auth: rolloutAuth,
 		Responses: map[int]string{200: `{"lease_expires_ts": t}`, 401: "unknown api_key", 403: "another rollout's api_key", 409: "stale or foreign lease token (fenced)", 410: "past deadline or ended"}},
 		h.Heartbeat)

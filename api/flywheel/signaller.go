@@ -27,7 +27,7 @@ import (
 // lost is harmless: when the workflow's lease timer fires, its ExpireLease
 // activity re-reads the row and re-arms. A rollout this process has told
 // nothing yet (first heartbeat after a restart, or a claim made elsewhere)
-// is signalled at once.
+// is signalled at once, unless the heartbeat names its grant (granted).
 type heartbeatSignaller struct {
 	temporal Temporal
 	log      *slog.Logger
@@ -85,6 +85,19 @@ func (s *heartbeatSignaller) delivered(rolloutID string, u wf.LeaseUpdate) {
 	defer s.mu.Unlock()
 	if t, ok := s.told[rolloutID]; !ok || newer(u, t.u) {
 		s.told[rolloutID] = toldLease{u: u, at: s.now()}
+	}
+}
+
+// granted records that rollout's workflow is told grant u, granted at at,
+// by the grant's notice (the outbox delivers it, from whichever process
+// claimed), unless this process knows of a later state. A heartbeat on a
+// process that did not claim the rollout then waits for the grant's
+// expiry like one on the process that did, instead of signalling at once.
+func (s *heartbeatSignaller) granted(rolloutID string, u wf.LeaseUpdate, at time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.told[rolloutID]; !ok || newer(u, t.u) {
+		s.told[rolloutID] = toldLease{u: u, at: at}
 	}
 }
 

@@ -74,12 +74,14 @@ func benchGatehouse(b *testing.B, s *Stack, n int) {
 	reportInProcessMemory(b)
 }
 
-// runLeaseBench claims n rollouts, then heartbeats every lease in two
-// rounds, reports claims/s and heartbeat p50/p99, and returns the leases.
+// runLeaseBench claims n rollouts (failing on any rollout leased twice),
+// then heartbeats every lease in two rounds (failing on any answer but
+// 200), reports claims/s and heartbeat p50/p99, and returns the leases.
 func runLeaseBench(b *testing.B, q leaser, n int) []lease {
 	q.hc = &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	b.ResetTimer()
 	var leased []lease
+	stopClaims := profilePhase(b, "claims")
 	start := time.Now()
 	for len(leased) < n {
 		var c struct {
@@ -100,13 +102,23 @@ func runLeaseBench(b *testing.B, q leaser, n int) []lease {
 		}
 	}
 	b.ReportMetric(float64(len(leased))/time.Since(start).Seconds(), "claims/s")
+	stopClaims()
+	seen := make(map[string]bool, len(leased))
+	for _, l := range leased {
+		if seen[l.ID] {
+			b.Fatalf("rollout %s was leased twice", l.ID)
+		}
+		seen[l.ID] = true
+	}
 
 	// Round 1 meets cold connection pools on both sides; round 2 is the
 	// steady state the headline percentiles come from.
 	stopProfile := profileHeartbeats(b)
+	stopPhase := profilePhase(b, "heartbeats")
 	cold := q.heartbeatRound(b, leased)
 	warm := q.heartbeatRound(b, leased)
 	stopProfile()
+	stopPhase()
 	b.StopTimer()
 	b.ReportMetric(pct(warm, 0.50), "hb-p50-ms")
 	b.ReportMetric(pct(warm, 0.99), "hb-p99-ms")

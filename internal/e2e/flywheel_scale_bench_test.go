@@ -18,7 +18,8 @@ import (
 // PostgreSQL); this process keeps the embedded Temporal server (and the dev
 // stack's own API, idle). Each case leases `leased` rollouts, heartbeats
 // each twice from 32 concurrent clients (as BenchmarkFlywheelVsSkipLocked),
-// and reports claims/s, hb-p50/p99-ms (warm round), hb-cold-p99-ms, and the
+// posts each output, and reports claims/s, hb-p50/p99-ms (warm round),
+// hb-cold-p99-ms, out-p50/p99-ms, and the
 // resident memory of each process: VmRSS after the run and VmHWM (peak) of
 // the api and the worker, and VmRSS of the Temporal (dev) process.
 // idle=K adds K more rollouts that stay queued: open workflows, each with a
@@ -26,9 +27,11 @@ import (
 //
 //	go test ./internal/e2e -run '^$' -bench FlywheelScale -benchtime=1x
 //
+// (-bench 'FlywheelScale/leased=5000' for the 5,000 case alone).
+//
 // It needs PostgreSQL (GATEHOUSE_TEST_DATABASE_URL, else the local server).
 func BenchmarkFlywheelScale(b *testing.B) {
-	for _, c := range []struct{ leased, idle int }{{100, 0}, {1000, 0}, {2000, 0}, {1000, 2000}} {
+	for _, c := range []struct{ leased, idle int }{{100, 0}, {1000, 0}, {2000, 0}, {5000, 0}, {1000, 2000}} {
 		b.Run(fmt.Sprintf("leased=%d/idle=%d", c.leased, c.idle), func(b *testing.B) { benchScale(b, c.leased, c.idle) })
 	}
 }
@@ -56,8 +59,9 @@ func benchScale(b *testing.B, leased, idle int) {
 	enqueueRollouts(b, via, leased, "bench ")
 	enqueueRollouts(b, via, idle, "idle ")
 
-	runLeaseBench(b, leaser{base: base, claimPath: "/flywheel/claim", claimToken: s.APIKey,
-		hbPath: func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" }}, leased)
+	q := leaser{base: base, claimPath: "/flywheel/claim", claimToken: s.APIKey,
+		hbPath: func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" }}
+	outputRound(b, q, runLeaseBench(b, q, leased))
 	for _, p := range []struct {
 		name string
 		pid  int

@@ -76,6 +76,9 @@ func (f *Front) serve(backends []string) error {
 			r.SetXForwarded()
 		},
 		FlushInterval: -1,
+		// Keep upstream connections alive across bursts, as a balancer's
+		// upstream pool does (the default keeps 2 per replica idle).
+		Transport: upstreamTransport(),
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Retry-After", "1")
@@ -90,6 +93,14 @@ func (f *Front) serve(backends []string) error {
 		}
 	}()
 	return nil
+}
+
+// upstreamTransport is http.DefaultTransport with room for a burst of
+// concurrent clients' connections to each replica to stay idle.
+func upstreamTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 256
+	return t
 }
 
 // Served is how many requests each api replica received through the front.

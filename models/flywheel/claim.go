@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 )
 
 // Grant is one lease handed to a claimer, with the plaintext secrets shown
@@ -23,13 +22,15 @@ const MaxClaimBatch = 64
 
 // Claim leases up to max queued rollouts whose deadline has not passed and
 // that who may take (Claimant.MayTake: its own key's, its projects', and
-// for an all-projects key the unrestricted ones), in enqueue order. No rollout is ever handed to two claimers: on PostgreSQL
-// the candidate rows are locked FOR UPDATE SKIP LOCKED (concurrent claimers
-// take different rows without waiting), on SQLite the transaction is
-// serialized (BEGIN IMMEDIATE, one connection); and the update itself is a
-// compare-and-swap on status='queued'. Every lease bumps the epoch and gets
-// fresh token, api key and LLM gateway token. The lease never outlives the
-// deadline.
+// for an all-projects key the unrestricted ones), in enqueue order. No
+// rollout is ever handed to two claimers: on PostgreSQL the candidate rows
+// are locked FOR UPDATE SKIP LOCKED (concurrent claimers take different
+// rows without waiting), on SQLite the transaction is serialized (BEGIN
+// IMMEDIATE, one connection) and the update is a compare-and-swap on
+// status='queued'. Every lease bumps the epoch and gets fresh token,
+// api key and LLM gateway token, and writes its lease history row and a
+// grant Notice (the workflow is told off the request path). The lease never
+// outlives the deadline.
 func Claim(ctx context.Context, db *gorm.DB, who Claimant, max int, lease time.Duration, now time.Time) ([]Grant, error) {
 	if max <= 0 {
 		return nil, nil
@@ -38,6 +39,9 @@ func Claim(ctx context.Context, db *gorm.DB, who Claimant, max int, lease time.D
 		max = MaxClaimBatch
 	}
 	now = dbTime(now)
+	if db.Dialector.Name() == "postgres" {
+		return claimOneStatement(db.WithContext(ctx), who, max, lease, now)
+	}
 	var grants []Grant
 	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		grants = grants[:0]
@@ -45,9 +49,6 @@ func Claim(ctx context.Context, db *gorm.DB, who Claimant, max int, lease time.D
 		// and INSERT and no second read.
 		q := who.scope(tx.Where("status = ? AND deadline_at > ?", StatusQueued, now)).
 			Order("created_at, id").Limit(max)
-		if tx.Dialector.Name() == "postgres" {
-			q = q.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
-		}
 		var rows []Rollout
 		if err := q.Find(&rows).Error; err != nil {
 			return err
@@ -92,15 +93,21 @@ func grantOne(tx *gorm.DB, r Rollout, claimer string, lease time.Duration, now t
 	if err := tx.Create(&l).Error; err != nil {
 		return Grant{}, false, err
 	}
+	due, _ := GrantNoticeDue(now, expires, lease)
+	if err := insertNotice(tx, Notice{RolloutID: id, Epoch: l.Epoch, Kind: NoticeGrant, ExpiresAt: &expires,
+		DueAt: due, CreatedAt: now}); err != nil {
+		return Grant{}, false, err
+	}
 	r.Status, r.LeaseEpoch, r.LeaseExpiresAt, r.LeaseSeconds, r.LLMCallsObserved = StatusLeased, l.Epoch, &expires, lease.Seconds(), 0
 	g.Rollout = r
 	return g, true, nil
 }
 
-// RevertGrant returns a just-granted lease to the queue when its workflow
-// could not be told of it, so no lease exists that no timer guards. The
-// epoch stays consumed (fencing epochs only ever grow) but the attempt does
-// not: the lease never reached an agent.
+// RevertGrant returns a just-granted lease that never reached an agent to
+// the queue: the epoch stays consumed (fencing epochs only ever grow) but
+// the attempt does not. Claims no longer revert a grant when Temporal is
+// down (its notice waits in the outbox instead); leases reverted that way
+// before still count as undelivered in Attempts.
 func RevertGrant(ctx context.Context, db *gorm.DB, id string, epoch int64, now time.Time) error {
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&Rollout{}).Where("id = ? AND lease_epoch = ? AND status = ? AND output_at IS NULL", id, epoch, StatusLeased).

@@ -42,7 +42,7 @@ func BenchmarkHeartbeat_Postgres(b *testing.B) {
 	type variant struct {
 		name string
 		idle int
-		fn   func(*gorm.DB, Holder, time.Time) (int64, time.Time, error)
+		fn   func(*gorm.DB, Holder, time.Time) (Extension, error)
 		lat  []time.Duration
 	}
 	variants := []*variant{
@@ -69,7 +69,7 @@ func BenchmarkHeartbeat_Postgres(b *testing.B) {
 
 // heartbeatBurst heartbeats every holder once from 32 goroutines and
 // returns the latencies.
-func heartbeatBurst(b *testing.B, db *gorm.DB, holders []Holder, fn func(*gorm.DB, Holder, time.Time) (int64, time.Time, error)) []time.Duration {
+func heartbeatBurst(b *testing.B, db *gorm.DB, holders []Holder, fn func(*gorm.DB, Holder, time.Time) (Extension, error)) []time.Duration {
 	var next atomic.Int64
 	lat := make([]time.Duration, len(holders))
 	var wg sync.WaitGroup
@@ -81,7 +81,7 @@ func heartbeatBurst(b *testing.B, db *gorm.DB, holders []Holder, fn func(*gorm.D
 					return
 				}
 				st := time.Now()
-				if _, _, err := fn(db.WithContext(context.Background()), holders[i], dbTime(time.Now())); err != nil {
+				if _, err := fn(db.WithContext(context.Background()), holders[i], dbTime(time.Now())); err != nil {
 					b.Error(err)
 					return
 				}

@@ -84,12 +84,28 @@ func keyError(tx *gorm.DB, h Holder) error {
 	return ErrUnknownKey
 }
 
+// Extension is a heartbeat that landed: the lease's epoch and new expiry,
+// and when the lease was granted and to what expiry (what its workflow was
+// told at the least, so a caller can time its own notice).
+type Extension struct {
+	Epoch         int64
+	ExpiresAt     time.Time
+	GrantedAt     time.Time
+	GrantedExpiry time.Time
+}
+
 // Heartbeat extends the holder's lease by its granted length (never past
 // the deadline) with a compare-and-swap on (epoch, token, unexpired), and
-// returns the epoch and the new expiry. The database is the authority for
-// whether the heartbeat landed in time; the caller then signals the
-// workflow, which re-reads the row if that signal is lost.
+// returns the epoch and the new expiry (see ExtendLease).
 func Heartbeat(ctx context.Context, db *gorm.DB, h Holder, now time.Time) (int64, time.Time, error) {
+	e, err := ExtendLease(ctx, db, h, now)
+	return e.Epoch, e.ExpiresAt, err
+}
+
+// ExtendLease is Heartbeat with the lease's grant. The database is the
+// authority for whether the heartbeat landed in time; the caller then
+// tells the workflow, which re-reads the row if that notice is lost.
+func ExtendLease(ctx context.Context, db *gorm.DB, h Holder, now time.Time) (Extension, error) {
 	now = dbTime(now)
 	db = db.WithContext(ctx)
 	if db.Dialector.Name() == "postgres" {
@@ -101,10 +117,10 @@ func Heartbeat(ctx context.Context, db *gorm.DB, h Holder, now time.Time) (int64
 // heartbeatReadThenUpdate authorizes from a read of the row, then extends
 // with a compare-and-swap on what it read. On SQLite (one in-process
 // connection) the extra statements cost no round trips.
-func heartbeatReadThenUpdate(db *gorm.DB, h Holder, now time.Time) (int64, time.Time, error) {
+func heartbeatReadThenUpdate(db *gorm.DB, h Holder, now time.Time) (Extension, error) {
 	r, err := authorize(db, h, now, false)
 	if err != nil {
-		return 0, time.Time{}, err
+		return Extension{}, err
 	}
 	expires := now.Add(time.Duration(r.LeaseSeconds * float64(time.Second)))
 	if expires.After(r.DeadlineAt) {
@@ -115,12 +131,16 @@ func heartbeatReadThenUpdate(db *gorm.DB, h Holder, now time.Time) (int64, time.
 			r.ID, StatusLeased, r.LeaseEpoch, r.LeaseTokenHash, now).
 		Updates(map[string]any{"lease_expires_at": expires, "lease_heartbeats": gorm.Expr("lease_heartbeats + 1")})
 	if res.Error != nil {
-		return 0, time.Time{}, res.Error
+		return Extension{}, res.Error
 	}
 	if res.RowsAffected != 1 {
-		return 0, time.Time{}, ErrStaleLease // lost a race with expiry, a new lease or the output
+		return Extension{}, ErrStaleLease // lost a race with expiry, a new lease or the output
 	}
-	return r.LeaseEpoch, expires, nil
+	var l Lease
+	if err := db.Where("rollout_id = ? AND epoch = ?", r.ID, r.LeaseEpoch).Take(&l).Error; err != nil {
+		return Extension{}, err
+	}
+	return Extension{Epoch: r.LeaseEpoch, ExpiresAt: expires, GrantedAt: l.GrantedAt.UTC(), GrantedExpiry: l.ExpiresAt.UTC()}, nil
 }
 
 // heartbeatPostgres is the whole fenced compare-and-swap of a heartbeat in
@@ -129,34 +149,44 @@ func heartbeatReadThenUpdate(db *gorm.DB, h Holder, now time.Time) (int64, time.
 // GORM's BEGIN, UPDATE, COMMIT). Its WHERE is authorize's success case
 // (key, token, status, no output, before deadline and expiry) and the row
 // lock of the UPDATE makes it atomic against a concurrent claim, expiry or
-// output. Only a refused heartbeat pays a second read, to name its error.
-const heartbeatPostgres = `UPDATE flywheel_rollouts
-	SET lease_expires_at = LEAST(CAST(@now AS timestamptz) + make_interval(secs => lease_seconds), deadline_at),
-		lease_heartbeats = lease_heartbeats + 1, updated_at = @now
-	WHERE id = @id AND api_key_hash = @key AND lease_token_hash = @token AND status = @leased
-		AND output_at IS NULL AND deadline_at > @now AND lease_expires_at > @now
-	RETURNING lease_epoch, lease_expires_at`
+// output. The lease's grant comes from its history row, joined on its
+// primary key in the same statement. Only a refused heartbeat pays a second read, to name
+// its error.
+const heartbeatPostgres = `UPDATE flywheel_rollouts r
+	SET lease_expires_at = LEAST(CAST(@now AS timestamptz) + make_interval(secs => r.lease_seconds), r.deadline_at),
+		lease_heartbeats = r.lease_heartbeats + 1, updated_at = @now
+	FROM flywheel_leases l
+	WHERE r.id = @id AND r.api_key_hash = @key AND r.lease_token_hash = @token AND r.status = @leased
+		AND r.output_at IS NULL AND r.deadline_at > @now AND r.lease_expires_at > @now
+		AND l.rollout_id = r.id AND l.epoch = r.lease_epoch
+	RETURNING r.lease_epoch, r.lease_expires_at, l.granted_at, l.expires_at AS granted_expiry`
 
 // heartbeatOneStatement runs heartbeatPostgres; when it updates nothing,
 // authorize names the refusal (401, 403, 409 or 410).
-func heartbeatOneStatement(db *gorm.DB, h Holder, now time.Time) (int64, time.Time, error) {
+func heartbeatOneStatement(db *gorm.DB, h Holder, now time.Time) (Extension, error) {
 	var rows []struct {
 		LeaseEpoch     int64
 		LeaseExpiresAt time.Time
+		GrantedAt      *time.Time
+		GrantedExpiry  *time.Time
 	}
 	err := db.Raw(heartbeatPostgres, map[string]any{
 		"now": now, "id": h.RolloutID, "key": Hash(h.APIKey), "token": Hash(h.LeaseToken), "leased": StatusLeased,
 	}).Scan(&rows).Error
 	if err != nil {
-		return 0, time.Time{}, err
+		return Extension{}, err
 	}
 	if len(rows) == 1 {
-		return rows[0].LeaseEpoch, rows[0].LeaseExpiresAt.UTC(), nil
+		e := Extension{Epoch: rows[0].LeaseEpoch, ExpiresAt: rows[0].LeaseExpiresAt.UTC()}
+		if rows[0].GrantedAt != nil && rows[0].GrantedExpiry != nil {
+			e.GrantedAt, e.GrantedExpiry = rows[0].GrantedAt.UTC(), rows[0].GrantedExpiry.UTC()
+		}
+		return e, nil
 	}
 	if _, err := authorize(db, h, now, false); err != nil {
-		return 0, time.Time{}, err
+		return Extension{}, err
 	}
-	return 0, time.Time{}, ErrStaleLease // the row changed between the two statements
+	return Extension{}, ErrStaleLease // the row changed between the two statements
 }
 
 // Expiry outcomes of ExpireLease.

@@ -153,5 +153,7 @@ func Migrations() []migrate.Migration {
 			}
 			return nil
 		}},
+		{ID: "2026120112_flywheel_notices", Up: migrateNotices},
+		{ID: "2026120113_flywheel_claim_index", Up: migrateClaimIndex},
 	}
 }

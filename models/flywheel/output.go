@@ -10,18 +10,21 @@ import (
 // AcceptOutput stores the holder's output exactly once: a compare-and-swap
 // sets output_at on the rollout only while the holder's lease is current
 // and unexpired and the deadline has not passed, and the output row is
-// keyed by the rollout id. A second output answers ErrOutputAccepted with
-// sameBody telling whether it repeats the accepted one byte for byte (so a
-// client that lost the first answer knows its output landed).
+// keyed by the rollout id. The same statement (or transaction) writes the
+// output Notice, so an accepted output's workflow is told even if this
+// process dies before it could. A second output answers ErrOutputAccepted
+// with sameBody telling whether it repeats the accepted one byte for byte
+// (so a client that lost the first answer knows its output landed).
 func AcceptOutput(ctx context.Context, db *gorm.DB, h Holder, o Output, now time.Time) (epoch int64, sameBody bool, err error) {
 	now = dbTime(now)
-	err = db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	db = db.WithContext(ctx)
+	if db.Dialector.Name() == "postgres" {
+		return acceptOutputOneStatement(db, h, o, now)
+	}
+	err = db.Transaction(func(tx *gorm.DB) error {
 		r, err := authorize(tx, h, now, true)
 		if err == ErrOutputAccepted {
-			var prev Output
-			if perr := tx.Where("rollout_id = ?", r.ID).Take(&prev).Error; perr == nil {
-				sameBody = prev.BodySHA256 == o.BodySHA256
-			}
+			sameBody = sameOutputBody(tx, r.ID, o)
 			return err
 		}
 		if err != nil {
@@ -39,9 +42,21 @@ func AcceptOutput(ctx context.Context, db *gorm.DB, h Holder, o Output, now time
 		}
 		o.RolloutID, o.Epoch, o.ReceivedAt = r.ID, r.LeaseEpoch, now
 		epoch = r.LeaseEpoch
-		return tx.Create(&o).Error
+		if err := tx.Create(&o).Error; err != nil {
+			return err
+		}
+		if err := tx.Where("rollout_id = ? AND kind = ?", r.ID, NoticeGrant).Delete(&Notice{}).Error; err != nil {
+			return err // a grant still waiting: the output notice says all
+		}
+		return insertNotice(tx, Notice{RolloutID: r.ID, Epoch: epoch, Kind: NoticeOutput, DueAt: now.Add(NoticeGrace), CreatedAt: now})
 	})
 	return epoch, sameBody, err
+}
+
+// sameOutputBody reports whether o repeats the accepted output of id.
+func sameOutputBody(db *gorm.DB, id string, o Output) bool {
+	var prev Output
+	return db.Where("rollout_id = ?", id).Take(&prev).Error == nil && prev.BodySHA256 == o.BodySHA256
 }
 
 // Finalize records the workflow's terminal decision: completed (after an

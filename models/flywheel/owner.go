@@ -92,3 +92,22 @@ func (c Claimant) scope(q *gorm.DB) *gorm.DB {
 	}
 	return q.Where("owner IN ?", owners)
 }
+
+// scopeSQL is scope as a SQL condition with named arguments, for the
+// claim's single statement.
+func (c Claimant) scopeSQL() (string, map[string]any) {
+	mine := KeyOwner(c.CredentialID)
+	if c.AllProjects {
+		return "(owner = @unrestricted OR owner = @mine OR owner LIKE @projects)",
+			map[string]any{"unrestricted": OwnerUnrestricted, "mine": mine, "projects": OwnerProjectPrefix + "%"}
+	}
+	owners := make([]string, 0, len(c.Projects)+2)
+	owners = append(owners, mine)
+	if !c.limited() {
+		owners = append(owners, OwnerUnrestricted)
+	}
+	for _, p := range c.Projects {
+		owners = append(owners, ProjectOwner(p))
+	}
+	return "owner IN @owners", map[string]any{"owners": owners}
+}

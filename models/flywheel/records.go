@@ -60,11 +60,11 @@ func (Turn) TableName() string { return "flywheel_turns" }
 // its terminal state. Secrets (lease token, api key, LLM gateway token) are
 // stored as SHA-256 hashes only.
 type Rollout struct {
-	ID         string  `gorm:"primaryKey;size:40"`
+	ID         string  `gorm:"primaryKey;size:40;index:idx_flywheel_rollouts_claim,priority:3"`
 	EnqueueKey *string `gorm:"size:300;uniqueIndex"`
 	// Owner says which agent keys may claim it (see Claimant.MayTake).
 	Owner       string  `gorm:"size:300;not null;default:''"`
-	Status      string  `gorm:"size:16;not null;index:idx_flywheel_rollouts_queue,priority:1"`
+	Status      string  `gorm:"size:16;not null;index:idx_flywheel_rollouts_claim,priority:1"`
 	TurnInput   string  `gorm:"not null"`
 	TaskID      *string `gorm:"size:255"`
 	Metadata    *string
@@ -93,7 +93,7 @@ type Rollout struct {
 	// the current lease (reset with every grant); an output is reconciled
 	// against the count of the lease it was accepted under.
 	LLMCallsObserved int64     `gorm:"not null;default:0"`
-	CreatedAt        time.Time `gorm:"index:idx_flywheel_rollouts_queue,priority:2"`
+	CreatedAt        time.Time `gorm:"index:idx_flywheel_rollouts_claim,priority:2"`
 	UpdatedAt        time.Time
 	FinishedAt       *time.Time
 }

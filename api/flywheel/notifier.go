@@ -1,0 +1,168 @@
+package flywheel
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"gorm.io/gorm"
+
+	models "github.com/gatehouse/gatehouse/models/flywheel"
+	wf "github.com/gatehouse/gatehouse/workflows/flywheel"
+)
+
+// notifier tells rollout workflows of grants and accepted outputs off the
+// request path, from the durable outbox (models.Notice) the claim and the
+// output statements write. The request's process hands its notices over
+// at once (notify); a notice whose send failed, or whose process died
+// first, is picked up by any process's reconciler once it is due
+// (models.NoticeGrace after it was written, then every retry). A notice is
+// deleted only after the workflow was told (or has ended), in batches.
+//
+// Nothing on a request path waits for Temporal, and a notice sent late or
+// twice is harmless: the workflow ignores an epoch it has passed, and its
+// lease timer re-reads the row before it re-queues (ExpireLease), which
+// also finds an output whose notice has not arrived yet.
+type notifier struct {
+	db         *gorm.DB
+	temporal   Temporal
+	log        *slog.Logger
+	now        func() time.Time
+	heartbeats *heartbeatSignaller
+
+	queue     chan models.Notice
+	delivered chan models.NoticeKey
+	// retry is how long a reconciled notice waits before it is sent again;
+	// every is how often the reconciler looks for due notices.
+	retry, every time.Duration
+}
+
+// Notifier sizing: concurrent signal RPCs of one process, and the largest
+// batch the reconciler takes and the deleter removes in one statement. Few
+// workers on purpose: a burst of outputs queues its notices and drains
+// them at Temporal's pace after the burst (a few hundred a second per
+// process), instead of a Temporal backlog competing with the burst's own
+// requests for the machine.
+const (
+	noticeWorkers    = 4
+	noticeBatch      = 256
+	noticeDeleteTick = 20 * time.Millisecond
+	noticeRetry      = 10 * time.Second
+	noticeReconcile  = time.Second
+)
+
+func newNotifier(db *gorm.DB, t Temporal, log *slog.Logger, now func() time.Time, hb *heartbeatSignaller) *notifier {
+	n := &notifier{db: db, temporal: t, log: log, now: now, heartbeats: hb,
+		queue: make(chan models.Notice, 1<<14), delivered: make(chan models.NoticeKey, 1<<14),
+		retry: noticeRetry, every: noticeReconcile}
+	for range noticeWorkers {
+		go n.run()
+	}
+	go n.deleteDelivered()
+	go n.reconcile()
+	return n
+}
+
+// notify hands notices just written to the workers. A full queue drops
+// them: the reconciler sends them once due.
+func (n *notifier) notify(ns ...models.Notice) {
+	for _, x := range ns {
+		select {
+		case n.queue <- x:
+		default:
+			n.log.Warn("notice queue full; the reconciler sends it", "rollout_id", x.RolloutID, "kind", x.Kind)
+		}
+	}
+}
+
+func (n *notifier) run() {
+	for x := range n.queue {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := n.send(ctx, x)
+		cancel()
+		var gone *serviceerror.NotFound
+		if err != nil && !errors.As(err, &gone) {
+			n.log.Warn("notice not delivered; the reconciler retries it", "rollout_id", x.RolloutID, "kind", x.Kind, "err", err)
+			continue
+		}
+		// Told, or the workflow has ended and needs no telling.
+		select {
+		case n.delivered <- x.Key():
+		default: // the reconciler re-sends it; harmless
+		}
+	}
+}
+
+// send signals x's workflow.
+func (n *notifier) send(ctx context.Context, x models.Notice) error {
+	id := wf.WorkflowID(x.RolloutID)
+	if x.Kind == models.NoticeOutput {
+		return n.temporal.SignalWorkflow(ctx, id, "", wf.OutputSignal, wf.OutputNotice{Epoch: x.Epoch})
+	}
+	u := wf.LeaseUpdate{Epoch: x.Epoch}
+	if x.ExpiresAt != nil {
+		u.ExpiresAt = x.ExpiresAt.UTC()
+	}
+	if err := n.temporal.SignalWorkflow(ctx, id, "", wf.LeaseSignal, u); err != nil {
+		return err
+	}
+	n.heartbeats.delivered(x.RolloutID, u) // its heartbeats' signals can wait for this expiry
+	return nil
+}
+
+// deleteDelivered removes delivered notices in batches. A failed delete
+// only means the reconciler sends those notices once more.
+func (n *notifier) deleteDelivered() {
+	tick := time.NewTicker(noticeDeleteTick)
+	defer tick.Stop()
+	var batch []models.NoticeKey
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := models.DeleteNotices(ctx, n.db, batch); err != nil {
+			n.log.Warn("delete delivered notices; they will be sent again", "n", len(batch), "err", err)
+		}
+		cancel()
+		batch = batch[:0]
+	}
+	for {
+		select {
+		case k := <-n.delivered:
+			batch = append(batch, k)
+			if len(batch) >= noticeBatch {
+				flush()
+			}
+		case <-tick.C:
+			flush()
+		}
+	}
+}
+
+// reconcile sends, every n.every, the notices nobody delivered in time: a
+// process that died between its statement and its signal, a Temporal
+// outage, a full queue.
+func (n *notifier) reconcile() {
+	tick := time.NewTicker(n.every)
+	defer tick.Stop()
+	for range tick.C {
+		n.reconcileOnce()
+	}
+}
+
+// reconcileOnce takes the due notices (pushing their next try n.retry
+// later) and queues them; it returns how many it took.
+func (n *notifier) reconcileOnce() int {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	due, err := models.DueNotices(ctx, n.db, n.now(), n.retry, noticeBatch)
+	if err != nil {
+		n.log.Warn("reconcile notices", "err", err)
+		return 0
+	}
+	n.notify(due...)
+	return len(due)
+}

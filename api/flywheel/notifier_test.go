@@ -1,0 +1,166 @@
+package flywheel
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	fwmodels "github.com/gatehouse/gatehouse/models/flywheel"
+	"github.com/gatehouse/gatehouse/models/platform"
+	wf "github.com/gatehouse/gatehouse/workflows/flywheel"
+)
+
+// TestNotifier_AProcessThatDiedBetweenItsStatementAndItsNoticeIsReconciled:
+// a grant and an output decided in the database by a process that never
+// told the workflow (they are written here straight through the models,
+// as a process killed after its statement leaves them) are sent by
+// another process's reconciler once due (the output after the writer's
+// grace, the grant shortly before its expiry) and deleted from the outbox.
+func TestNotifier_AProcessThatDiedBetweenItsStatementAndItsNoticeIsReconciled(t *testing.T) {
+	eachClockedEnv(t, func(t *testing.T, e *testEnv, clock *offsetClock) {
+		dead := e.lease(time.Hour) // claimed for a minute; its process died before notifying
+		out := e.lease(time.Hour)
+		if _, _, err := fwmodels.AcceptOutput(context.Background(), e.db, fwmodels.Holder{RolloutID: out.Rollout.ID, APIKey: out.APIKey, LeaseToken: out.LeaseToken},
+			fwmodels.Output{BodySHA256: "x", FinalText: "x"}, clock.now()); err != nil {
+			t.Fatal(err)
+		}
+		if n := e.h.notices.reconcileOnce(); n != 0 {
+			t.Fatalf("the reconciler took %d notices still within their writer's grace", n)
+		}
+		clock.advance(fwmodels.NoticeGrace + time.Second)
+		if n := e.h.notices.reconcileOnce(); n != 1 {
+			t.Fatalf("the reconciler took %d notices past the grace, want the output only", n)
+		}
+		e.eventually("the dead process's output is told", func() bool { return e.signalled(wf.OutputSignal, out.Rollout.ID) })
+		if e.signalled(wf.LeaseSignal, dead.Rollout.ID) {
+			t.Fatal("a minute's grant was told 54s before it was due")
+		}
+		e.eventually("the told output's notice is deleted", func() bool { return len(e.pendingNotices()) == 1 })
+		clock.advance(time.Minute - 15*time.Second - fwmodels.NoticeGrace) // a quarter of the lease before expiry
+		if n := e.h.notices.reconcileOnce(); n != 1 {
+			t.Fatalf("the reconciler took %d notices shortly before the grant's expiry, want the grant", n)
+		}
+		e.eventually("the dead process's grant is told", func() bool { return e.signalled(wf.LeaseSignal, dead.Rollout.ID) })
+		e.eventually("the outbox empties", func() bool { return len(e.pendingNotices()) == 0 })
+	})
+}
+
+// TestNotifier_AFailedSendStaysInTheOutboxAndIsRetried: a notice Temporal
+// refused is not deleted; the next reconcile after its retry delay sends
+// it, and only then is it gone.
+func TestNotifier_AFailedSendStaysInTheOutboxAndIsRetried(t *testing.T) {
+	clock := &offsetClock{}
+	e := newTestEnv(t, Options{Now: clock.now})
+	e.temporal.mu.Lock()
+	e.temporal.failSig = true
+	e.temporal.mu.Unlock()
+	g := e.lease(time.Hour)
+	clock.advance(time.Minute)
+	if n := e.h.notices.reconcileOnce(); n != 1 {
+		t.Fatalf("took %d, want 1", n)
+	}
+	time.Sleep(100 * time.Millisecond) // the failed send and a delete tick
+	if len(e.pendingNotices()) != 1 {
+		t.Fatal("a notice Temporal refused left the outbox")
+	}
+	if n := e.h.notices.reconcileOnce(); n != 0 {
+		t.Fatalf("retried %d notices before their retry delay", n)
+	}
+	e.temporal.mu.Lock()
+	e.temporal.failSig = false
+	e.temporal.mu.Unlock()
+	clock.advance(noticeRetry + time.Second)
+	if n := e.h.notices.reconcileOnce(); n != 1 {
+		t.Fatalf("took %d after the retry delay, want 1", n)
+	}
+	e.eventually("the grant is told", func() bool { return e.signalled(wf.LeaseSignal, g.Rollout.ID) })
+	e.eventually("the outbox empties", func() bool { return len(e.pendingNotices()) == 0 })
+}
+
+// TestNotifier_ANoticeForAnEndedWorkflowIsDropped: Temporal answering
+// NotFound (the workflow has ended) needs no retry.
+func TestNotifier_ANoticeForAnEndedWorkflowIsDropped(t *testing.T) {
+	clock := &offsetClock{}
+	e := newTestEnv(t, Options{Now: clock.now})
+	e.temporal.mu.Lock()
+	e.temporal.gone = true
+	e.temporal.mu.Unlock()
+	e.lease(time.Hour)
+	clock.advance(time.Minute)
+	e.h.notices.reconcileOnce()
+	e.eventually("the outbox empties", func() bool { return len(e.pendingNotices()) == 0 })
+}
+
+// TestClaim_ARevokedKeyStopsClaimingWithinTheAuthCacheTTL: a claimer's key
+// is reused from the cache for at most DefaultAuthCacheTTL; past it a
+// revoked key is refused.
+func TestClaim_ARevokedKeyStopsClaimingWithinTheAuthCacheTTL(t *testing.T) {
+	clock := &offsetClock{}
+	e := newTestEnv(t, Options{Now: clock.now})
+	key, id := e.mintAgent("soon revoked")
+	if r := e.do(http.MethodPost, "/flywheel/claim", key, nil); r.Status != http.StatusOK {
+		t.Fatalf("claim: %d %s", r.Status, r.Body)
+	}
+	if err := platform.Revoke(context.Background(), e.db, id); err != nil {
+		t.Fatal(err)
+	}
+	clock.advance(DefaultAuthCacheTTL + time.Millisecond)
+	if r := e.do(http.MethodPost, "/flywheel/claim", key, nil); r.Status != http.StatusUnauthorized {
+		t.Fatalf("a revoked key past the cache TTL: %d %s, want 401", r.Status, r.Body)
+	}
+	if r := e.do(http.MethodPost, "/flywheel/claim", "mk_never_minted", nil); r.Status != http.StatusUnauthorized {
+		t.Fatalf("an unknown key: %d, want 401", r.Status)
+	}
+	op := e.do(http.MethodPost, "/flywheel/claim", e.opToken, nil)
+	if op.Status != http.StatusForbidden {
+		t.Fatalf("an operator token: %d, want 403", op.Status)
+	}
+}
+
+// TestClaim_TheWorkflowIsToldShortlyBeforeExpiryWithTheLatestHeartbeat: a
+// claim burst costs Temporal nothing while it lasts. Neither the claiming
+// process nor another one a heartbeat lands on (behind a balancer) signals
+// at once; the grant's notice goes out a quarter of the lease before its
+// expiry and carries the expiry the heartbeats have moved it to.
+func TestClaim_TheWorkflowIsToldShortlyBeforeExpiryWithTheLatestHeartbeat(t *testing.T) {
+	clock := &offsetClock{}
+	opts := Options{Now: clock.now, LeaseMax: time.Hour}
+	a := newTestEnv(t, opts)
+	b := newTestEnvOn(t, a.db, opts) // a second API process on the same database
+	a.do(http.MethodPost, "/operator/v1/rollouts", a.opToken, []byte(`{"rollouts":[{"turn_input":"x"}]}`))
+	r := a.do(http.MethodPost, "/flywheel/claim", a.agentKey, []byte(`{"max_rollouts":1,"lease_s":60}`))
+	var claim struct {
+		Rollouts []struct {
+			RolloutID  string `json:"rollout_id"`
+			APIKey     string `json:"api_key"`
+			LeaseToken string `json:"lease_token"`
+		} `json:"rollouts"`
+	}
+	r.decode(t, &claim)
+	c := claim.Rollouts[0]
+	var hb struct {
+		LeaseExpiresTS float64 `json:"lease_expires_ts"`
+	}
+	clock.advance(10 * time.Second)
+	for range 3 {
+		r := b.do(http.MethodPost, "/flywheel/rollouts/"+c.RolloutID+"/heartbeat", c.APIKey, nil, LeaseTokenHeader, c.LeaseToken)
+		if r.Status != http.StatusOK {
+			t.Fatalf("heartbeat: %d %s", r.Status, r.Body)
+		}
+		r.decode(t, &hb)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if a.signalled(wf.LeaseSignal, c.RolloutID) || b.signalled(wf.LeaseSignal, c.RolloutID) {
+		t.Fatal("a 60s lease was signalled at once")
+	}
+	clock.advance(36 * time.Second) // 46s after the grant: past 60s - 15s
+	a.h.notices.reconcileOnce()
+	a.eventually("the grant is told", func() bool { return a.signalled(wf.LeaseSignal, c.RolloutID) })
+	a.temporal.mu.Lock()
+	got := a.temporal.leases[wf.WorkflowID(c.RolloutID)]
+	a.temporal.mu.Unlock()
+	if want := time.UnixMicro(int64(hb.LeaseExpiresTS * 1e6)).UTC(); len(got) != 1 || !got[0].ExpiresAt.Equal(want) {
+		t.Fatalf("told %+v, want one notice with the heartbeat's expiry %s", got, want)
+	}
+}

@@ -1,0 +1,89 @@
+package e2e
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// benchProfileDirEnv, when set, makes every child role of the benchmarks
+// serve CPU-profile start/stop on a loopback port (written to
+// <dir>/<role>-<pid>.addr), so a benchmark can profile each process per
+// phase: claims, heartbeats, outputs.
+const benchProfileDirEnv = "GATEHOUSE_BENCH_PROFILE_DIR"
+
+func init() {
+	dir, role := os.Getenv(benchProfileDirEnv), os.Getenv(childRoleEnv)
+	if dir == "" || role == "" {
+		return
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return
+	}
+	var mu sync.Mutex
+	var f *os.File
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /start/{phase}", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if f != nil {
+			pprof.StopCPUProfile()
+			f.Close()
+		}
+		var err error
+		f, err = os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d.%s.cpu", role, os.Getpid(), r.PathValue("phase"))))
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	})
+	mux.HandleFunc("POST /stop", func(http.ResponseWriter, *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if f != nil {
+			pprof.StopCPUProfile()
+			f.Close()
+			f = nil
+		}
+	})
+	go func() { _ = http.Serve(l, mux) }()
+	_ = os.WriteFile(filepath.Join(dir, role+"-"+strconv.Itoa(os.Getpid())+".addr"), []byte(l.Addr().String()), 0o600)
+}
+
+// profilePhase starts a CPU profile named phase in every child role that
+// serves one (benchProfileDirEnv) and returns the function that stops them.
+func profilePhase(b *testing.B, phase string) func() {
+	dir := os.Getenv(benchProfileDirEnv)
+	if dir == "" {
+		return func() {}
+	}
+	addrs, _ := filepath.Glob(filepath.Join(dir, "*.addr"))
+	var live []string
+	for _, a := range addrs {
+		raw, err := os.ReadFile(a)
+		if err != nil {
+			continue
+		}
+		if r, err := http.Post("http://"+string(raw)+"/start/"+phase, "", nil); err == nil {
+			r.Body.Close()
+			live = append(live, string(raw))
+		}
+	}
+	b.Logf("profiling %s in %d processes", phase, len(live))
+	return func() {
+		for _, a := range live {
+			if r, err := http.Post("http://"+a+"/stop", "", nil); err == nil {
+				r.Body.Close()
+			}
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package flywheel
+
+import (
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// claimPostgres is a whole claim in one autocommit statement, one round
+// trip: lock up to @max claimable rows FOR UPDATE SKIP LOCKED (the lock
+// re-checks status on the row's latest version and holds it to commit, so
+// the update joins by primary key alone), pair each with a set of fresh
+// secret hashes by rank, lease them, and write each lease's history row and grant notice (due as
+// GrantNoticeDue says). The
+// plaintext secrets never reach the database; only their hashes do.
+// {{scope}} is the claimant's owner filter (Claimant.scopeSQL).
+const claimPostgres = `WITH picked AS (
+		SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM (
+			SELECT id, created_at FROM flywheel_rollouts
+			WHERE status = @queued AND deadline_at > @now AND {{scope}}
+			ORDER BY created_at, id LIMIT @max FOR UPDATE SKIP LOCKED) locked
+	), secrets AS (
+		SELECT * FROM unnest(string_to_array(@tokens, ','), string_to_array(@keys, ','), string_to_array(@llms, ','))
+			WITH ORDINALITY AS s(token_hash, key_hash, llm_hash, n)
+	), granted AS (
+		UPDATE flywheel_rollouts r SET status = @leased, lease_epoch = r.lease_epoch + 1,
+			lease_token_hash = s.token_hash, api_key_hash = s.key_hash, llm_token_hash = s.llm_hash,
+			lease_seconds = @secs, lease_expires_at = LEAST(CAST(@now AS timestamptz) + make_interval(secs => @secs), r.deadline_at),
+			lease_heartbeats = 0, llm_calls_observed = 0, updated_at = @now
+		FROM picked p JOIN secrets s ON s.n = p.n
+		WHERE r.id = p.id
+		RETURNING r.*, p.n AS secret_n
+	), history AS (
+		INSERT INTO flywheel_leases (rollout_id, epoch, api_key_hash, llm_token_hash, claimed_by, granted_at, expires_at, heartbeats, llm_calls)
+		SELECT id, lease_epoch, api_key_hash, llm_token_hash, @claimer, @now, lease_expires_at, 0, 0 FROM granted
+	), notices AS (
+		INSERT INTO flywheel_notices (rollout_id, epoch, kind, expires_at, due_at, created_at)
+		SELECT id, lease_epoch, @grant, lease_expires_at,
+			GREATEST(CAST(@due AS timestamptz), lease_expires_at - make_interval(secs => @lead)), @now FROM granted
+	)
+	SELECT * FROM granted ORDER BY created_at, id`
+
+// grantedRow is one row of claimPostgres: the leased rollout and the rank
+// of the secrets it took.
+type grantedRow struct {
+	Rollout
+	SecretN int
+}
+
+// claimOneStatement runs claimPostgres with max fresh sets of secrets.
+func claimOneStatement(db *gorm.DB, who Claimant, max int, lease time.Duration, now time.Time) ([]Grant, error) {
+	secrets := make([]Grant, max)
+	tokens, keys, llms := make([]string, max), make([]string, max), make([]string, max)
+	for i := range secrets {
+		secrets[i] = Grant{LeaseToken: newSecret(LeaseTokenPrefix), APIKey: newSecret(APIKeyPrefix), LLMToken: newSecret(LLMTokenPrefix)}
+		tokens[i], keys[i], llms[i] = Hash(secrets[i].LeaseToken), Hash(secrets[i].APIKey), Hash(secrets[i].LLMToken)
+	}
+	scope, args := who.scopeSQL()
+	args["queued"], args["leased"], args["now"], args["max"] = StatusQueued, StatusLeased, now, max
+	args["tokens"], args["keys"], args["llms"] = strings.Join(tokens, ","), strings.Join(keys, ","), strings.Join(llms, ",")
+	args["secs"], args["claimer"], args["grant"], args["due"] = lease.Seconds(), who.CredentialID, NoticeGrant, now.Add(NoticeGrace)
+	args["lead"] = grantNoticeLead(lease).Seconds() // GrantNoticeDue in SQL
+	var rows []grantedRow
+	if err := db.Raw(strings.Replace(claimPostgres, "{{scope}}", scope, 1), args).Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	grants := make([]Grant, 0, len(rows))
+	for _, row := range rows {
+		g := secrets[row.SecretN-1]
+		r := row.Rollout
+		r.DeadlineAt = r.DeadlineAt.UTC()
+		if r.LeaseExpiresAt != nil {
+			exp := r.LeaseExpiresAt.UTC()
+			r.LeaseExpiresAt, g.ExpiresAt = &exp, exp
+		}
+		g.Rollout = r
+		grants = append(grants, g)
+	}
+	return grants, nil
+}
