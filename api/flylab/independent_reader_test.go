@@ -11,38 +11,23 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/go-openapi/jsonpointer"
 )
 
 // This file is a reader written apart from the server's code (no
 // science.CanonicalJSON, no science.DeriveProvenance): what an agent or a
 // reviewer would write from the contract and RFC 8785 alone.
 
-// readerPointer follows an RFC 6901 pointer.
+// readerPointer follows an RFC 6901 pointer with an independent
+// implementation (go-openapi/jsonpointer), not the server's resolver.
 func readerPointer(doc any, p string) (any, bool) {
-	if p == "" {
-		return doc, true
+	ptr, err := jsonpointer.New(p)
+	if err != nil {
+		return nil, false
 	}
-	cur := doc
-	for _, raw := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
-		tok := strings.ReplaceAll(strings.ReplaceAll(raw, "~1", "/"), "~0", "~")
-		switch n := cur.(type) {
-		case map[string]any:
-			v, ok := n[tok]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(n) {
-				return nil, false
-			}
-			cur = n[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
+	v, _, err := ptr.Get(doc)
+	return v, err == nil
 }
 
 // readerLabels is the set of labels "found under" a path: every value of
