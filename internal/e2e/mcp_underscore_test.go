@@ -41,7 +41,8 @@ func TestMCP_UnderscoreNamesPerConnectionDriveAnExperiment(t *testing.T) {
 		t.Fatalf("?names=camel: %d %s, want 400 naming the forms", r.Status, r.Body)
 	}
 
-	lines := runResearchUnderscoreScript(t, node, dir, s.APIURL+"/mcp/research?names=underscore", s.APIKey, projectID)
+	lines := runResearchUnderscoreScript(t, node, dir, s.APIURL+"/mcp/research?names=underscore", s.APIKey, projectID,
+		mintAgentKey(t, s, uniq("underscore-reviewer"), true))
 	var listed struct{ Tools []string }
 	var outcome struct {
 		ExperimentID string `json:"experiment_id"`

@@ -6,22 +6,29 @@
 // gate, take each transition next_action names). Dotted names the server
 // hands back (reviewer_handoff.start_tool) are renamed the way such a
 // client does. Prints one JSON line with the tools, one with the outcome.
-// Usage: node mcp-research-underscore.mjs <mcp url> <agent key> <project id>
+// The reviews are answered over a second connection with the reviewer's
+// own key: the producer's key may not review what it asked a review of.
+// Usage: node mcp-research-underscore.mjs <mcp url> <agent key> <project id> <reviewer key>
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-const [url, key, projectId] = process.argv.slice(2);
-const client = new Client({ name: "research-underscore-interop", version: "1.0.0" });
-await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+const [url, key, projectId, reviewerKey] = process.argv.slice(2);
+async function connect(name, bearer) {
+  const c = new Client({ name, version: "1.0.0" });
+  await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${bearer}` } } }));
+  return c;
+}
+const client = await connect("research-underscore-interop", key);
+const reviewer = await connect("research-underscore-reviewer", reviewerKey);
 
 const { tools } = await client.listTools();
 const names = tools.map((t) => t.name).sort();
 console.log(JSON.stringify({ tools: names }));
 const dotless = (name) => name.replaceAll(".", "_");
 
-async function call(name, args) {
+async function call(name, args, as = client) {
   if (name.includes(".") || !names.includes(name)) throw new Error(`${name} is not a listed underscore name`);
-  const res = await client.callTool({ name, arguments: args });
+  const res = await as.callTool({ name, arguments: args });
   const out = res.structuredContent;
   if (res.isError) throw new Error(`${name}: ${JSON.stringify(out)}`);
   return out;
@@ -37,8 +44,8 @@ async function upload(submitted, text) {
 async function review(expId, role) {
   const req = await call("review_request", { project_id: projectId, target_type: "experiment", target_id: expId, role });
   const started = await call(dotless(req.reviewer_handoff.start_tool), { review_request_id: req.review_request_id,
-    reviewer_capability: req.reviewer_capability, caller_session_id: `reviewer-${role}` });
-  await call("review_submit", { review_session_id: started.review_session_id, verdict: "pass", synopsis: `reviewed ${role}` });
+    reviewer_capability: req.reviewer_capability, caller_session_id: `reviewer-${role}` }, reviewer);
+  await call("review_submit", { review_session_id: started.review_session_id, verdict: "pass", synopsis: `reviewed ${role}` }, reviewer);
 }
 
 const transitions = ["submit_design_for_review", "mark_ready_to_run", "start_running", "submit_results_for_review", "complete_experiment"];
@@ -65,3 +72,5 @@ for (let step = 0; step < 60 && !status; step++) {
   }
 }
 console.log(JSON.stringify({ experiment_id: expId, status, seen }));
+await reviewer.close();
+await client.close();
