@@ -24,24 +24,7 @@ func (w *experiment) receiveVerified(ctx workflow.Context) {
 			w.artifactLanded(rec.Artifact.ArtifactRef)
 		}
 	})
-	review := func(ctx workflow.Context, signal string, requestID string, unverified func()) {
-		if !verifiesSignals(ctx) {
-			unverified()
-			return
-		}
-		if rec, ok := verifyDecision(ctx, query(signal, requestID), &w.state.RejectedSignals); ok && rec.Review != nil {
-			w.reviewRecorded(workflow.Now(ctx), *rec.Review)
-		}
-	}
-	receiveIn(ctx, ReviewRequestedSignal, func(ctx workflow.Context, r ReviewRequested) {
-		review(ctx, ReviewRequestedSignal, r.RequestID, func() { w.reviewRequested(r) })
-	})
-	receiveIn(ctx, ReviewStartedSignal, func(ctx workflow.Context, r ReviewStarted) {
-		review(ctx, ReviewStartedSignal, r.RequestID, func() { w.reviewStarted(r) })
-	})
-	receiveIn(ctx, ReviewVerdictSignal, func(ctx workflow.Context, v ReviewVerdict) {
-		review(ctx, ReviewVerdictSignal, v.RequestID, func() { w.reviewVerdict(workflow.Now(ctx), v) })
-	})
+	receiveVerifiedReviews(ctx, w, query, &w.state.RejectedSignals)
 	receiveIn(ctx, DependencySettledSignal, func(ctx workflow.Context, d DependencySettled) {
 		if !verifiesSignals(ctx) {
 			w.dependencySettled(d)

@@ -23,24 +23,7 @@ func (w *reflection) receiveVerified(ctx workflow.Context) {
 			w.artifactLanded(*rec.Artifact)
 		}
 	})
-	review := func(ctx workflow.Context, signal string, requestID string, unverified func()) {
-		if !verifiesSignals(ctx) {
-			unverified()
-			return
-		}
-		if rec, ok := verifyDecision(ctx, query(signal, requestID), &w.state.RejectedSignals); ok && rec.Review != nil {
-			w.reviewRecorded(workflow.Now(ctx), *rec.Review)
-		}
-	}
-	receiveIn(ctx, ReviewRequestedSignal, func(ctx workflow.Context, r ReviewRequested) {
-		review(ctx, ReviewRequestedSignal, r.RequestID, func() { w.reviewRequested(r) })
-	})
-	receiveIn(ctx, ReviewStartedSignal, func(ctx workflow.Context, r ReviewStarted) {
-		review(ctx, ReviewStartedSignal, r.RequestID, func() { w.reviewStarted(r) })
-	})
-	receiveIn(ctx, ReviewVerdictSignal, func(ctx workflow.Context, v ReviewVerdict) {
-		review(ctx, ReviewVerdictSignal, v.RequestID, func() { w.reviewVerdict(workflow.Now(ctx), v) })
-	})
+	receiveVerifiedReviews(ctx, w, query, &w.state.RejectedSignals)
 	receiveIn(ctx, ProposalSubmittedSignal, func(ctx workflow.Context, p ProposalRef) {
 		if !verifiesSignals(ctx) {
 			w.proposalSubmitted(p)
