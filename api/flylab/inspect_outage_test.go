@@ -2,6 +2,7 @@ package flylab
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/gatehouse/gatehouse/api/rest"
+	models "github.com/gatehouse/gatehouse/models/flylab"
 	"github.com/gatehouse/gatehouse/models/modelstest"
 	"github.com/gatehouse/gatehouse/models/platform"
 	wf "github.com/gatehouse/gatehouse/workflows/flylab"
@@ -61,4 +63,29 @@ func TestInspect_OutagesAreNotSimulationUnavailable(t *testing.T) {
 		env, _ := svc.Call(context.Background(), p, wf.ToolInspect, []byte(`{}`), nil)
 		check(t, env, "database")
 	})
+}
+
+// TestInspect_StoredSessionAnswersWhileTemporalIsDown: a session that
+// committed reads from its stored snapshot, so inspect_flylab_state keeps
+// answering while Temporal does not, and shows the stored revision.
+func TestInspect_StoredSessionAnswersWhileTemporalIsDown(t *testing.T) {
+	p := platform.Principal{Role: platform.RoleAgent, Name: "alice", CredentialID: "cred_alice"}
+	db := modelstest.SQLite(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := models.CreateOnce(ctx, db, &models.Session{ID: firstSessionID(p.CredentialID), OwnerCredentialID: p.CredentialID, OwnerName: p.Name}); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(wf.SessionState{SessionID: firstSessionID(p.CredentialID), Owner: p.CredentialID, Revision: 7})
+	if err := models.SaveSnapshot(ctx, db, firstSessionID(p.CredentialID), 7, raw); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := NewService(rest.Deps{DB: db, Temporal: downTemporal{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _ := svc.Call(ctx, p, wf.ToolInspect, []byte(`{}`), nil)
+	if env["ok"] != true || env["state_revision"] != 7 {
+		t.Fatalf("inspect with Temporal down answered %v", env)
+	}
 }

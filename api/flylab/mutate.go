@@ -23,7 +23,8 @@ func (s *Service) mutate(ctx context.Context, p platform.Principal, tool *Tool, 
 	sessionID, _ := args["page_session_id"].(string)
 	expected, _ := args["expected_state_revision"].(float64)
 	opID, _ := args["operation_id"].(string)
-	if _, err := s.ownedSession(ctx, p, sessionID); errors.Is(err, models.ErrNotFound) {
+	row, err := s.ownedSession(ctx, p, sessionID)
+	if errors.Is(err, models.ErrNotFound) {
 		return s.failure(name, sessionID, 0, &wf.ToolFailure{Code: wf.CodeNotFound,
 			Message: "page_session_id is not a session of this API key", Details: map[string]any{"page_session_id": sessionID}})
 	} else if err != nil {
@@ -43,11 +44,15 @@ func (s *Service) mutate(ctx context.Context, p platform.Principal, tool *Tool, 
 		InputHash: inputHash, CallID: callIDFrom(ctx)}
 	run := newRunProgress(progress)
 	send := func() (wf.ToolOutcome, error) { return s.update(ctx, sessionID, req, run.progressFunc()) }
+	route := s.routeReads(ctx, row, name)
 	var out wf.ToolOutcome
 	if opID != "" {
 		out, err = s.inflight.do(ctx, sessionID+"\x00"+name+"\x00"+opID+"\x00"+inputHash, send)
 	} else {
 		out, err = send()
+	}
+	if rerr := route.settle(out, err); rerr != nil {
+		return s.failure(name, sessionID, 0, unavailable(rerr))
 	}
 	if err != nil {
 		var appErr *temporal.ApplicationError

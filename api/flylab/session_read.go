@@ -37,40 +37,56 @@ const (
 // started); the session's stored snapshot is then its state.
 var ErrSessionGone = errors.New("flylab: the session workflow does not exist")
 
-// ReadSession returns a session's state. While its workflow exists the
-// workflow answers (it is the authority); once it is gone the state is
-// the snapshot the workflow stored at its last commit, or a session's
-// first, empty state when it never committed. A nil querier reads the
-// database only. It fails with models.ErrNotFound for an unknown session.
+// ReadSession returns a session's state. The workflow is the authority
+// and stores its state as the session's snapshot at every commit, before
+// the commit answers; so the snapshot, with an operator decision recorded
+// after it, is the state, and a read answers from it in one round trip.
+// The workflow itself answers while the session row routes reads to it
+// (a long call in progress, a commit not stored: read_route.go), while
+// no snapshot exists (a session that never committed, or one whose
+// workflow predates snapshots) and while a recorded decision is newer
+// than the snapshot (the workflow may not have mirrored it yet); once the
+// workflow is gone the database answers. A nil querier reads the database only. It fails with
+// models.ErrNotFound for an unknown session.
 func ReadSession(ctx context.Context, db *gorm.DB, q StateQuerier, sessionID string) (wf.SessionState, error) {
-	if q != nil {
-		st, err := querySession(ctx, q, sessionID)
-		if !errors.Is(err, ErrSessionGone) {
-			return st, err
-		}
+	read, err := models.ReadStored(ctx, db, sessionID, time.Now())
+	if err != nil {
+		return wf.SessionState{}, err
 	}
-	return StoredSession(ctx, db, sessionID)
+	st, pending, err := storedState(ctx, db, read)
+	if err != nil || q == nil || !(read.AskWorkflow || read.Snapshot == nil || pending) {
+		return st, err
+	}
+	live, err := querySession(ctx, q, sessionID)
+	if errors.Is(err, ErrSessionGone) {
+		return st, nil
+	}
+	return live, err
 }
 
 // StoredSession is a session's state as the database holds it: the last
 // snapshot, with an operator decision recorded after it (session_reconcile.go).
 func StoredSession(ctx context.Context, db *gorm.DB, sessionID string) (wf.SessionState, error) {
-	var st wf.SessionState
-	snap, err := models.LoadSnapshot(ctx, db, sessionID)
-	if err == nil {
-		if err := json.Unmarshal([]byte(snap.State), &st); err != nil {
-			return st, fmt.Errorf("flylab: stored state of %s: %w", sessionID, err)
-		}
-		return st, reconcileDecision(ctx, db, &st)
-	}
-	if !errors.Is(err, models.ErrNotFound) {
-		return st, err
-	}
-	row, err := models.SessionByID(ctx, db, sessionID)
+	read, err := models.ReadStored(ctx, db, sessionID, time.Now())
 	if err != nil {
-		return st, err
+		return wf.SessionState{}, err
 	}
-	return wf.SessionState{SessionID: row.ID, Owner: row.OwnerCredentialID, Revision: 1}, nil
+	st, _, err := storedState(ctx, db, read)
+	return st, err
+}
+
+// storedState decodes a stored read: the snapshot with a later decision
+// applied (pending says one was), or a session's first, empty state when
+// it never committed.
+func storedState(ctx context.Context, db *gorm.DB, read models.StoredRead) (st wf.SessionState, pending bool, err error) {
+	if read.Snapshot == nil {
+		return wf.SessionState{SessionID: read.Session.ID, Owner: read.Session.OwnerCredentialID, Revision: 1}, false, nil
+	}
+	if err := json.Unmarshal([]byte(read.Snapshot.State), &st); err != nil {
+		return st, false, fmt.Errorf("flylab: stored state of %s: %w", read.Session.ID, err)
+	}
+	pending, err = reconcileDecision(ctx, db, &st)
+	return st, pending, err
 }
 
 // querySession asks the session workflow for its state, retrying

@@ -90,19 +90,99 @@ func TestReadSession_GoneWorkflowAnswersFromTheDatabase(t *testing.T) {
 	}
 }
 
-// TestReadSession_RunningWorkflowIsTheAuthority proves a live answer wins
-// over an older snapshot, and an unknown session is NOT_FOUND, not empty.
-func TestReadSession_RunningWorkflowIsTheAuthority(t *testing.T) {
-	db := modelstest.SQLite(t)
-	storedSession(t, db, &wf.SessionState{SessionID: "session_a", Revision: 3})
-	live := &wf.SessionState{SessionID: "session_a", Revision: 4, Running: wf.ToolRun}
-	got, err := ReadSession(context.Background(), db, &scriptedQuerier{state: live}, "session_a")
-	if err != nil || got.Revision != 4 || got.Running != wf.ToolRun {
-		t.Fatalf("got %+v (%v), want the live revision 4", got, err)
+// TestReadSession_SnapshotAnswersUnlessTheRowRoutesToTheWorkflow proves a
+// session with a stored snapshot reads in one database round trip without
+// asking Temporal, and that the workflow (the authority) answers while a
+// long call's mark or a stale-snapshot mark is in force, not after it
+// lapsed; an unknown session is NOT_FOUND, not empty.
+func TestReadSession_SnapshotAnswersUnlessTheRowRoutesToTheWorkflow(t *testing.T) {
+	now := time.Now()
+	for _, tc := range []struct {
+		name      string
+		mark      func(ctx context.Context, db *gorm.DB) error
+		wantLive  bool
+		wantCalls int32
+	}{
+		{"no mark", func(context.Context, *gorm.DB) error { return nil }, false, 0},
+		{"long call in progress", func(ctx context.Context, db *gorm.DB) error {
+			return models.MarkLongCall(ctx, db, "session_a", "call/1", now, now.Add(time.Minute))
+		}, true, 1},
+		{"long call mark lapsed", func(ctx context.Context, db *gorm.DB) error {
+			return models.MarkLongCall(ctx, db, "session_a", "call/1", now.Add(-time.Hour), now.Add(-time.Minute))
+		}, false, 0},
+		{"stale snapshot", func(ctx context.Context, db *gorm.DB) error {
+			return models.MarkSnapshotStale(ctx, db, "session_a", now.Add(time.Hour))
+		}, true, 1},
+		{"long call cleared", func(ctx context.Context, db *gorm.DB) error {
+			if err := models.MarkLongCall(ctx, db, "session_a", "call/1", now, now.Add(time.Minute)); err != nil {
+				return err
+			}
+			return models.ClearReadMark(ctx, db, "session_a", "call/1", false)
+		}, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
+				storedSession(t, db, &wf.SessionState{SessionID: "session_a", Revision: 3})
+				if err := tc.mark(context.Background(), db); err != nil {
+					t.Fatal(err)
+				}
+				live := &wf.SessionState{SessionID: "session_a", Revision: 4, Running: wf.ToolRun}
+				q := &scriptedQuerier{state: live}
+				got, err := ReadSession(context.Background(), db, q, "session_a")
+				wantRev, wantRunning := 3, ""
+				if tc.wantLive {
+					wantRev, wantRunning = 4, wf.ToolRun
+				}
+				if err != nil || got.Revision != wantRev || got.Running != wantRunning || q.calls.Load() != tc.wantCalls {
+					t.Fatalf("got revision %d running %q after %d queries (%v), want %d %q after %d",
+						got.Revision, got.Running, q.calls.Load(), err, wantRev, wantRunning, tc.wantCalls)
+				}
+			})
+		})
 	}
+	db := modelstest.SQLite(t)
 	if _, err := ReadSession(context.Background(), db, &scriptedQuerier{errs: []error{purged}}, "session_zz"); !errors.Is(err, models.ErrNotFound) {
 		t.Fatalf("unknown session: %v", err)
 	}
+}
+
+// TestReadSession_MarksBelongToTheirCall proves a second long call cannot
+// take over a mark in force, clearing lifts only the caller's own mark,
+// and a stored commit lifts a stale-snapshot mark while a failed one
+// leaves it.
+func TestReadSession_MarksBelongToTheirCall(t *testing.T) {
+	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
+		ctx, now := context.Background(), time.Now()
+		storedSession(t, db, &wf.SessionState{SessionID: "session_a", Revision: 3})
+		token := func() string {
+			row, err := models.SessionByID(ctx, db, "session_a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return row.WorkflowReadsToken
+		}
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(models.MarkLongCall(ctx, db, "session_a", "call/first", now, now.Add(time.Minute)))
+		must(models.MarkLongCall(ctx, db, "session_a", "call/second", now, now.Add(time.Minute)))
+		must(models.ClearReadMark(ctx, db, "session_a", "call/second", true))
+		if got := token(); got != "call/first" {
+			t.Fatalf("mark is %q, want the first call's", got)
+		}
+		must(models.MarkSnapshotStale(ctx, db, "session_a", now.Add(time.Hour)))
+		must(models.ClearReadMark(ctx, db, "session_a", "call/first", false))
+		if got := token(); got != models.StaleSnapshotToken {
+			t.Fatalf("a commit that was not stored lifted the stale mark: %q", got)
+		}
+		must(models.ClearReadMark(ctx, db, "session_a", "call/other", true))
+		if got := token(); got != "" {
+			t.Fatalf("a stored commit left the stale mark: %q", got)
+		}
+	})
 }
 
 // TestReadSession_TransientQueryFailuresAreRetried proves a query that
@@ -171,6 +251,17 @@ func TestReadSession_DecisionRecordedWhileTheSessionWasGoneIsApplied(t *testing.
 	got, err := StoredSession(ctx, db, "session_a")
 	if err != nil || got.Revision != 5 || got.Experiment.Status != wf.ExperimentApproved || got.Experiment.ApprovedAt != "2026-12-01T08:00:00Z" {
 		t.Fatalf("after the approval: %+v %v, want approved at revision 5", got.Experiment, err)
+	}
+	// A live workflow that has not mirrored the decision yet is asked: it
+	// is the authority on whether the gate opened.
+	notYet := &wf.SessionState{SessionID: "session_a", Revision: 4,
+		Experiment: &wf.ExperimentRef{ID: "exp_1", ProtocolHash: hash, Status: wf.ExperimentAwaiting}}
+	q := &scriptedQuerier{state: notYet}
+	if got, err := ReadSession(ctx, db, q, "session_a"); err != nil || got.Revision != 4 || q.calls.Load() != 1 {
+		t.Fatalf("pending decision read %+v after %d queries (%v), want the live revision 4", got, q.calls.Load(), err)
+	}
+	if got, err := ReadSession(ctx, db, &scriptedQuerier{errs: []error{purged}}, "session_a"); err != nil || got.Revision != 5 {
+		t.Fatalf("gone workflow with a pending decision: %+v %v", got, err)
 	}
 }
 

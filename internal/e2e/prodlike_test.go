@@ -41,6 +41,10 @@ func TestProductionTopology(t *testing.T) {
 				t.Parallel()
 				prodFlywheel(t, p)
 			})
+			t.Run("FlyLabInspectDuringRunOnAnotherReplica", func(t *testing.T) {
+				t.Parallel()
+				checkInspectDuringRun(t, withAgentKey(t, p.Stack, "prod-read-route"))
+			})
 		})
 		served := p.Prod.Front.Served()
 		for i, n := range served {

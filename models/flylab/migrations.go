@@ -17,6 +17,7 @@ func Migrations() []migrate.Migration {
 		{ID: "2026120112_flylab_authenticated_gates", Up: createAuthenticatedGatesV1},
 		{ID: "2026120113_flylab_page_sessions", Up: pageSessionsPerKeyV1},
 		{ID: "2026120210_flylab_staged_writes", Up: addStagedColumnsV1},
+		{ID: "2026120310_flylab_session_read_route", Up: addWorkflowReadColumnsV1},
 	}
 }
 

@@ -18,6 +18,11 @@ type Session struct {
 	OwnerName         string `gorm:"size:200;not null"`
 	SelectedAt        *time.Time
 	CreatedAt         time.Time
+	// WorkflowReadsUntil, while in the future, sends the session's reads
+	// to its workflow instead of its snapshot (read_route.go); the token
+	// names the call or condition that set it.
+	WorkflowReadsUntil *time.Time
+	WorkflowReadsToken string `gorm:"size:200;not null;default:''"`
 }
 
 // TableName names the table.

@@ -176,26 +176,32 @@ func Authenticate(ctx context.Context, db *gorm.DB, plaintext string) (Principal
 		return Principal{}, ErrInvalidCredential
 	}
 	hash := HashSecret(plaintext)
-	var cred Credential
-	err := db.WithContext(ctx).Where("hash = ? AND revoked_at IS NULL", hash).Take(&cred).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Principal{}, ErrInvalidCredential
+	// One round trip: the credential with its project grants, one row per
+	// grant (or one row with no grant).
+	var rows []struct {
+		Credential
+		GrantedProject *string
 	}
+	err := db.WithContext(ctx).Table("credentials AS c").Select("c.*, g.project_id AS granted_project").
+		Joins("LEFT JOIN credential_projects AS g ON g.credential_id = c.id").
+		Where("c.hash = ? AND c.revoked_at IS NULL", hash).Order("g.project_id").Find(&rows).Error
 	if err != nil {
 		return Principal{}, err
 	}
+	if len(rows) == 0 {
+		return Principal{}, ErrInvalidCredential
+	}
+	cred := rows[0].Credential
 	// The index lookup found the row; compare again in constant time so the
 	// decision itself never depends on how many bytes matched.
 	if subtle.ConstantTimeCompare([]byte(cred.Hash), []byte(hash)) != 1 {
 		return Principal{}, ErrInvalidCredential
 	}
-	var grants []CredentialProject
-	if err := db.WithContext(ctx).Where("credential_id = ?", cred.ID).Order("project_id").Find(&grants).Error; err != nil {
-		return Principal{}, err
-	}
 	p := Principal{CredentialID: cred.ID, Role: cred.Role, Name: cred.Name, AllProjects: cred.AllProjects}
-	for _, g := range grants {
-		p.Projects = append(p.Projects, g.ProjectID)
+	for _, r := range rows {
+		if r.GrantedProject != nil {
+			p.Projects = append(p.Projects, *r.GrantedProject)
+		}
 	}
 	return p, nil
 }

@@ -78,8 +78,8 @@ func TestSession_CommitIsStoredBeforeTheUpdateAnswers(t *testing.T) {
 	}, time.Second)
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Minute)
 	env.ExecuteWorkflow(Session, SessionInput{State: SessionState{SessionID: "session_a", Owner: "cred_1"}})
-	if err != nil || out.Failure != nil || out.Revision != 2 {
-		t.Fatalf("find: err=%v outcome=%+v", err, out)
+	if err != nil || out.Failure != nil || out.Revision != 2 || !out.Stored {
+		t.Fatalf("find: err=%v outcome=%+v (want stored)", err, out)
 	}
 	if len(storedAtAnswer) != 1 || storedAtAnswer[0] != 2 {
 		t.Fatalf("snapshots stored when the update answered: %v, want [2]", storedAtAnswer)
@@ -125,6 +125,11 @@ func TestSession_FailedSnapshotKeepsTheCommitAndTheNextStoresIt(t *testing.T) {
 	env.ExecuteWorkflow(Session, SessionInput{State: SessionState{SessionID: "session_a"}})
 	if err1 != nil || first.Failure != nil || first.Revision != 2 || err2 != nil || second.Revision != 3 {
 		t.Fatalf("commits: %v %+v / %v %+v", err1, first, err2, second)
+	}
+	// The first answer says its state is not stored (the api then routes
+	// reads to the workflow); the second stored the whole state.
+	if first.Stored || !second.Stored {
+		t.Fatalf("stored flags: first %v second %v, want false then true", first.Stored, second.Stored)
 	}
 	if revs := snaps.revisions(); len(revs) != 1 || revs[0] != 3 || len(snaps.saved[0].Operations) != 1 {
 		t.Fatalf("stored %v, want only revision 3 with its operation record", revs)

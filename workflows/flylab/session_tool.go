@@ -57,6 +57,7 @@ func (s *session) handleTool(ctx workflow.Context, req ToolRequest) (ToolOutcome
 	if rec, ok := s.state.Operations[key]; ok && key != "" {
 		out := rec.Outcome
 		out.Replay, out.CreatedArtifactIDs, out.State = true, []string{}, s.state
+		out.Stored = s.saved >= s.state.Revision
 		return out, nil
 	}
 	if s.inFlight != "" {
@@ -129,6 +130,7 @@ func (s *session) handleTool(ctx workflow.Context, req ToolRequest) (ToolOutcome
 	s.persist(ctx)
 	out.State = s.state
 	out.State.Running = "" // the state as committed: this call is done
+	out.Stored = s.saved >= s.state.Revision
 	return out, nil
 }
 
@@ -193,6 +195,10 @@ const localToolsVersion = "flylab-local-short-tools"
 // comparison, save) stay regular activities with their own retries and
 // heartbeats.
 var localTools = map[string]bool{ToolFind: true, ToolDraft: true, ToolDesign: true}
+
+// LongTool says a tool runs as a regular activity, long enough for a read
+// to see it in progress.
+func LongTool(tool string) bool { return !localTools[tool] }
 
 // runToolActivity runs the tool's activity, locally for the short tools.
 func (s *session) runToolActivity(ctx workflow.Context, tool string, call ToolCall) workflow.Future {

@@ -35,6 +35,10 @@ type ToolOutcome struct {
 	Replay             bool         `json:"replay"`
 	Failure            *ToolFailure `json:"failure,omitempty"`
 	State              SessionState `json:"state"`
+	// Stored says the state this outcome carries is stored as the
+	// session's snapshot, so reads may answer from the database; false
+	// from workers that predate it.
+	Stored bool `json:"stored,omitempty"`
 }
 
 // ToolCall is the input of every tool activity.
