@@ -18,13 +18,13 @@ import (
 	fwmodels "github.com/gatehouse/gatehouse/models/flywheel"
 )
 
-// flywheelSource adapts the flywheel (#5) to the console. The rollout list,
-// a rollout's view (its on_policy verdict, call counts, exclusion) and the
-// cancel are the flywheel's own operator handlers (GET /operator/v1/rollouts,
-// GET /operator/v1/rollouts/:id, POST /operator/v1/rollouts/:id/cancel),
-// run in process on a private router, so the console shows and does
-// exactly what the REST operator endpoints do. Queue counts and the lease
-// history are read from models/flywheel.
+// flywheelSource adapts the flywheel (#5) to the console. A rollout's view
+// (its on_policy verdict, call counts, exclusion) and the cancel are the
+// flywheel's own operator handlers (GET /operator/v1/rollouts/:id, POST
+// /operator/v1/rollouts/:id/cancel), run in process on a private router,
+// so the console shows and does exactly what the REST operator endpoints
+// do. Which rollouts make a page (keyset, filtered), the queue counts and
+// the lease history are read from the database.
 type flywheelSource struct {
 	db  *gorm.DB
 	ops http.Handler

@@ -64,10 +64,10 @@ const (
 var SessionGates = []string{SessionGateOpen, SessionGateAwaitingApproval, SessionGateSaved}
 
 // sessionGateSQL derives a session's gate from the mirrored records the way
-// the session workflow does: saved once a bundle exists, awaiting approval
+// the session workflow does: saved once a published bundle exists, awaiting approval
 // while an experiment waits for the operator, open otherwise.
 const sessionGateSQL = `CASE
- WHEN EXISTS (SELECT 1 FROM flylab_evidence_bundles b WHERE b.session_id = flylab_sessions.id) THEN 'saved'
+ WHEN EXISTS (SELECT 1 FROM flylab_evidence_bundles b WHERE b.session_id = flylab_sessions.id AND NOT b.staged) THEN 'saved'
  WHEN EXISTS (SELECT 1 FROM flylab_experiments e WHERE e.session_id = flylab_sessions.id AND e.status = 'awaiting_approval') THEN 'awaiting_approval'
  ELSE 'open' END`
 
