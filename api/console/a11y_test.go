@@ -106,7 +106,7 @@ func TestA11y_EveryPageHasLabelsAndOrderedHeadings(t *testing.T) {
 		"unavailable evid.": empty.get("/console/evidence/x", emptyCK).Body.String(),
 	}
 	for _, p := range []string{"/console/approvals", "/console/reviews", "/console/rollouts", "/console/rollouts/ro_1",
-		"/console/sessions", "/console/evidence", "/console/evidence/bundle_1"} {
+		"/console/sessions", "/console/experiments", "/console/evidence", "/console/evidence/bundle_1"} {
 		pages[p] = full.get(p, fullCK).Body.String()
 		pages[p+" (not available)"] = empty.get(p, emptyCK).Body.String()
 	}

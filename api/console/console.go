@@ -138,6 +138,7 @@ func (c *Console) Mount(r Router) {
 	get("/console/rollouts/:id", c.page(c.rolloutPage))
 	post("/console/rollouts/:id/cancel", c.action(c.cancelRollout))
 	get("/console/sessions", c.page(c.sessionsPage))
+	get("/console/experiments", c.page(c.experimentsPage))
 	get("/console/evidence", c.page(c.evidenceListPage))
 	get("/console/evidence/:id", c.page(c.evidencePage))
 	get("/console/evidence/:id/export", c.page(c.evidenceExport))
@@ -166,10 +167,40 @@ func (c *Console) workflowURL(workflowID string) string {
 // GatehouseKind (the search attribute every Gatehouse workflow carries),
 // or "" without a UI.
 func (c *Console) workflowListURL(kind string) string {
-	if c.temporalUI == "" || kind == "" {
+	if kind == "" {
 		return ""
 	}
-	return c.namespaceURL() + "/workflows?query=" + url.QueryEscape(`GatehouseKind="`+kind+`"`)
+	return c.temporalListURL("GatehouseKind", kind)
+}
+
+// temporalListURL links the Temporal Web UI's workflow list with a list
+// query ANDing attribute = value pairs (search attribute names, then
+// values); pairs with an empty value are left out. "" without a UI or
+// without any pair.
+func (c *Console) temporalListURL(pairs ...string) string {
+	if c.temporalUI == "" {
+		return ""
+	}
+	var terms []string
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] != "" {
+			terms = append(terms, pairs[i]+"="+temporalString(pairs[i+1]))
+		}
+	}
+	if len(terms) == 0 {
+		return ""
+	}
+	// QueryEscape writes a space as "+"; %20 reads the same everywhere.
+	q := strings.ReplaceAll(url.QueryEscape(strings.Join(terms, " AND ")), "+", "%20")
+	return c.namespaceURL() + "/workflows?query=" + q
+}
+
+// temporalString quotes a value as a string literal of Temporal's list
+// query language; a quote or backslash in it (values come from the
+// database and from filter input) cannot end the literal.
+func temporalString(v string) string {
+	v = strings.ReplaceAll(v, `\`, `\\`)
+	return `"` + strings.ReplaceAll(v, `"`, `\"`) + `"`
 }
 
 // operatorOf is the identity a session's actions are attributed to.

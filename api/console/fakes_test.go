@@ -145,8 +145,8 @@ func newFakeRollouts() *fakeRollouts {
 	}, cancelled: map[string]string{}}
 }
 
-func (f *fakeRollouts) RolloutOverview(context.Context) (RolloutCounts, []RolloutRow, error) {
-	return RolloutCounts{Queued: 4, Leased: 1, Completed: 9, Excluded: 2}, []RolloutRow{f.detail.RolloutRow}, nil
+func (f *fakeRollouts) RolloutOverview(context.Context, RolloutFilter, Page) (RolloutCounts, ListPage[RolloutRow], error) {
+	return RolloutCounts{Queued: 4, Leased: 1, Completed: 9, Excluded: 2}, ListPage[RolloutRow]{Items: []RolloutRow{f.detail.RolloutRow}}, nil
 }
 
 func (f *fakeRollouts) Rollout(_ context.Context, id string) (RolloutDetail, error) {
@@ -173,17 +173,17 @@ func (f *fakeRollouts) CancelRollout(_ context.Context, _ Operator, id, reason s
 
 type fakeSessions struct{}
 
-func (fakeSessions) FlyLabSessions(context.Context) ([]FlyLabSession, error) {
-	return []FlyLabSession{{ID: "page_session_1", StateRevision: 6, Status: "awaiting_approval", UpdatedAt: t0,
+func (fakeSessions) FlyLabSessions(context.Context, SessionFilter, Page) (ListPage[FlyLabSession], error) {
+	return ListPage[FlyLabSession]{Items: []FlyLabSession{{ID: "page_session_1", StateRevision: 6, Status: "awaiting_approval", UpdatedAt: t0,
 		WorkflowID: "flylab-session/page_session_1",
-		Artifacts:  []Artifact{{ID: "hyp_1", Type: "hypothesis", Labels: []string{"agent_hypothesized"}}}}}, nil
+		Artifacts:  []Artifact{{ID: "hyp_1", Type: "hypothesis", Labels: []string{"agent_hypothesized"}}}}}}, nil
 }
 
 type fakeExperiments struct{}
 
-func (fakeExperiments) ResearchExperiments(context.Context) ([]ResearchExperiment, error) {
-	return []ResearchExperiment{{ID: "rexp_7", ProjectID: "proj_1", Title: "Layer ablation", Status: "planned",
-		Gate: "design_review", UpdatedAt: t0, WorkflowID: "research-experiment/rexp_7"}}, nil
+func (fakeExperiments) ResearchExperiments(context.Context, ExperimentFilter, Page) (ListPage[ResearchExperiment], error) {
+	return ListPage[ResearchExperiment]{Items: []ResearchExperiment{{ID: "rexp_7", ProjectID: "proj_1", Title: "Layer ablation", Status: "planned",
+		Gate: "design_review", UpdatedAt: t0, WorkflowID: "research-experiment/rexp_7"}}}, nil
 }
 
 type fakeEvidence struct{ bundle EvidenceBundle }

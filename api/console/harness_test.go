@@ -37,8 +37,14 @@ type harness struct {
 // options (drop sources, set PublicURL) before the console is built.
 func newHarness(t *testing.T, edit ...func(*Options)) *harness {
 	t.Helper()
+	return newHarnessOn(t, modelstest.SQLite(t), edit...)
+}
+
+// newHarnessOn is newHarness on a given migrated database.
+func newHarnessOn(t *testing.T, db *gorm.DB, edit ...func(*Options)) *harness {
+	t.Helper()
 	gin.SetMode(gin.ReleaseMode)
-	h := &harness{t: t, db: modelstest.SQLite(t), now: time.Now(),
+	h := &harness{t: t, db: db, now: time.Now(),
 		approvals: newFakeApprovals(), reviews: newFakeReviews(), rollouts: newFakeRollouts(), evidence: newFakeEvidence()}
 	ctx := context.Background()
 	op, err := platform.Mint(ctx, h.db, platform.MintRequest{Role: platform.RoleOperator, Name: "olga"})

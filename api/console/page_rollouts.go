@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+
+	consolemodel "github.com/gatehouse/gatehouse/models/console"
 )
 
 // rolloutsData is what the rollouts page shows.
@@ -14,17 +16,48 @@ type rolloutsData struct {
 	Unavailable bool
 	Counts      RolloutCounts
 	Items       []RolloutRow
+	Filter      RolloutFilter
+	States      []string
+	Pager       pager
+	// TemporalList lists the filtered rollouts' workflows in the Temporal UI.
+	TemporalList string
 }
 
+// rolloutGate is the GatehouseGate a rollout workflow shows in a state.
+func rolloutGate(state string) string {
+	switch state {
+	case "queued", "leased":
+		return state
+	case "":
+		return ""
+	}
+	return "done"
+}
+
+// rolloutsPage shows the queue counts and one page of rollouts, filtered
+// by state and owner.
 func (c *Console) rolloutsPage(g *gin.Context, s *session) {
-	data := rolloutsData{Unavailable: c.src.Rollouts == nil}
+	data := rolloutsData{Unavailable: c.src.Rollouts == nil, States: consolemodel.RolloutStates}
 	if c.src.Rollouts != nil {
-		counts, items, err := c.src.Rollouts.RolloutOverview(g.Request.Context())
+		p, err := listRequest(g)
+		if err == nil {
+			data.Filter.State, err = choiceFilter(g, "state", "state", consolemodel.RolloutStates)
+		}
+		if err == nil {
+			data.Filter.Owner, err = textFilter(g, "owner", "owner")
+		}
 		if err != nil {
-			c.fail(g, s, http.StatusServiceUnavailable, "Could not load the rollouts; try again shortly.", err)
+			c.refuseList(g, s, "rollouts", err)
 			return
 		}
-		data.Counts, data.Items = counts, items
+		counts, page, err := c.src.Rollouts.RolloutOverview(g.Request.Context(), data.Filter, p)
+		if err != nil {
+			c.refuseList(g, s, "rollouts", err)
+			return
+		}
+		data.Counts, data.Items = counts, page.Items
+		data.Pager = newPager(g, "/console/rollouts", url.Values{"state": {data.Filter.State}, "owner": {data.Filter.Owner}}, page.Next)
+		data.TemporalList = c.temporalListURL("GatehouseKind", "rollout", "GatehouseGate", rolloutGate(data.Filter.State))
 	}
 	v := newView(s, "Rollouts", "rollouts")
 	v.Notice, v.Data = doneNotice(g), data

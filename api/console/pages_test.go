@@ -25,8 +25,10 @@ func TestPages_ShowTheirKeyContent(t *testing.T) {
 			`id="count-completed">9<`, `id="count-excluded">2<`, `href="/console/rollouts/ro_1"`}},
 		{"/console/rollouts/ro_1", []string{"<h1>Rollout ro_1</h1>", "worker-a", "worker-b", "expired", "gpt-test", "<td>5</td>",
 			"Cancel rollout", "rollout%2Fro_1"}},
-		{"/console/sessions", []string{"<h1>Sessions and experiments</h1>", "page_session_1", "agent_hypothesized",
-			"Artifact manifest", "design_review", "Layer ablation", "research-experiment%2Frexp_7"}},
+		{"/console/sessions", []string{"<h1>FlyLab sessions</h1>", "page_session_1", "agent_hypothesized",
+			"Artifact manifest"}},
+		{"/console/experiments", []string{"<h1>Research experiments</h1>", "rexp_7", "proj_1", "design_review", "Layer ablation",
+			"research-experiment%2Frexp_7"}},
 		{"/console/evidence", []string{"<h1>Evidence</h1>", `href="/console/evidence/bundle_1"`, "MDN backward walking"}},
 		{"/console/evidence/bundle_1", []string{"<h1>Evidence bundle bundle_1</h1>", `<svg id="trajectories"`,
 			"x position (mm)", "y position (mm)", "backward_distance_mm", `href="/console/evidence/bundle_1/export"`}},
@@ -52,8 +54,9 @@ func TestPages_UnavailableDomainsSaySoAndRefuseActions(t *testing.T) {
 	ck, csrf := h.session()
 	for path, what := range map[string]string{
 		"/console/approvals": "FlyLab approvals", "/console/reviews": "Research reviews",
-		"/console/rollouts": "Flywheel rollouts", "/console/sessions": "Research experiments",
-		"/console/evidence": "FlyLab evidence",
+		"/console/rollouts": "Flywheel rollouts", "/console/sessions": "FlyLab sessions",
+		"/console/experiments": "Research experiments",
+		"/console/evidence":    "FlyLab evidence",
 	} {
 		rec := h.get(path, ck)
 		if rec.Code != http.StatusOK {

@@ -24,7 +24,7 @@ var staticFS embed.FS
 
 // pageNames are the templates/<name>.html files rendered inside the layout.
 var pageNames = []string{"signin", "error", "approvals", "reviews", "rollouts", "rollout",
-	"sessions", "evidence_list", "evidence"}
+	"sessions", "experiments", "evidence_list", "evidence"}
 
 // pages are the parsed templates, one per page, plus the asset versions.
 type pages struct {
@@ -41,7 +41,9 @@ type view struct {
 	CSRF     string
 	Notice   string
 	Error    string
-	Data     any
+	// Code names the error of an error page (data-code), when it has one.
+	Code string
+	Data any
 }
 
 func parsePages(funcs template.FuncMap) (*pages, error) {
@@ -88,6 +90,7 @@ func (c *Console) funcs() template.FuncMap {
 	return template.FuncMap{
 		"workflowURL":     c.workflowURL,
 		"workflowListURL": c.workflowListURL,
+		"temporalListURL": c.temporalListURL,
 		"when": func(t time.Time) string {
 			if t.IsZero() {
 				return "—"
@@ -145,6 +148,17 @@ func (c *Console) fail(g *gin.Context, s *session, status int, msg string, cause
 	if s != nil {
 		v = newView(s, http.StatusText(status), "")
 		v.Error = msg
+	}
+	c.render(g, status, "error", v)
+	g.Abort()
+}
+
+// failCode is fail for a refused request whose problem has a code.
+func (c *Console) failCode(g *gin.Context, s *session, status int, code, msg string) {
+	v := view{Title: http.StatusText(status), Error: msg, Code: code}
+	if s != nil {
+		v = newView(s, http.StatusText(status), "")
+		v.Error, v.Code = msg, code
 	}
 	c.render(g, status, "error", v)
 	g.Abort()

@@ -26,7 +26,7 @@ func TestSecurity_NoSessionRedirectsPagesToSignIn(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	for _, p := range []string{"/console/", "/console/approvals", "/console/reviews", "/console/rollouts",
-		"/console/rollouts/ro_1", "/console/sessions", "/console/evidence", "/console/evidence/bundle_1",
+		"/console/rollouts/ro_1", "/console/sessions", "/console/experiments", "/console/evidence", "/console/evidence/bundle_1",
 		"/console/evidence/bundle_1/export"} {
 		rec := h.get(p)
 		loc := rec.Header().Get("Location")

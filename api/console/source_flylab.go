@@ -15,6 +15,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/api/flylab"
 	science "github.com/gatehouse/gatehouse/flylab"
+	consolemodel "github.com/gatehouse/gatehouse/models/console"
 	flymodels "github.com/gatehouse/gatehouse/models/flylab"
 	flywf "github.com/gatehouse/gatehouse/workflows/flylab"
 )
@@ -161,15 +162,15 @@ func (f *flylabSource) sessionState(ctx context.Context, sessionID string) (flyw
 // retry budget.
 const sessionsReadTimeout = 5 * time.Second
 
-// FlyLabSessions lists page sessions with the artifacts of their lineage,
-// read from each session workflow (the authority) or, once it is gone,
-// from its stored snapshot.
-func (f *flylabSource) FlyLabSessions(ctx context.Context) ([]FlyLabSession, error) {
+// FlyLabSessions lists one page of sessions with the artifacts of their
+// lineage, read from each session workflow (the authority) or, once it is
+// gone, from its stored snapshot.
+func (f *flylabSource) FlyLabSessions(ctx context.Context, filter SessionFilter, p Page) (ListPage[FlyLabSession], error) {
 	ctx, cancel := context.WithTimeout(ctx, sessionsReadTimeout)
 	defer cancel()
-	rows, err := flymodels.ListSessions(ctx, f.db, 50)
+	rows, next, err := consolemodel.ListFlyLabSessions(ctx, f.db, filter, p)
 	if err != nil {
-		return nil, err
+		return ListPage[FlyLabSession]{}, err
 	}
 	out := make([]FlyLabSession, len(rows))
 	// Each session's state is a query of its workflow; ask a few at a time.
@@ -180,7 +181,8 @@ func (f *flylabSource) FlyLabSessions(ctx context.Context) ([]FlyLabSession, err
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			s := FlyLabSession{ID: r.ID, UpdatedAt: r.CreatedAt, WorkflowID: flywf.SessionWorkflowID(r.ID), Status: "owner " + r.OwnerName}
+			s := FlyLabSession{ID: r.ID, OwnerKey: r.OwnerCredentialID, OwnerName: r.OwnerName, Gate: r.Gate,
+				CreatedAt: r.CreatedAt, UpdatedAt: r.CreatedAt, WorkflowID: flywf.SessionWorkflowID(r.ID), Status: "owner " + r.OwnerName}
 			if st, err := f.sessionState(ctx, r.ID); err == nil {
 				s.StateRevision, s.Artifacts = st.Revision, sessionArtifacts(st)
 				if st.Experiment != nil {
@@ -193,7 +195,11 @@ func (f *flylabSource) FlyLabSessions(ctx context.Context) ([]FlyLabSession, err
 		}()
 	}
 	wg.Wait()
-	return out, nil
+	page := ListPage[FlyLabSession]{Items: out}
+	if next != nil {
+		page.Next = next.String()
+	}
+	return page, nil
 }
 
 // sessionArtifacts lists a session's lineage as manifest rows.

@@ -52,7 +52,8 @@ func TestFlyLabSource_SessionsShowTheirLineage(t *testing.T) {
 		Hypothesis: &flywf.HypothesisRef{ID: "hyp_1", Perturbation: "activate", Behavior: "backward_walking"},
 		Experiment: &flywf.ExperimentRef{ID: "exp_1", Status: flywf.ExperimentApproved, ProtocolHash: hashA},
 		Bundle:     &flywf.BundleRef{ID: "bundle_1", ManifestHash: hashB}}}}
-	got, err := newFlyLabSource(db, tc, nil).FlyLabSessions(context.Background())
+	page, err := newFlyLabSource(db, tc, nil).FlyLabSessions(context.Background(), SessionFilter{}, Page{})
+	got := page.Items
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,8 @@ func TestFlyLabSource_SessionsOutliveTheirWorkflows(t *testing.T) {
 	if err := flymodels.SaveSnapshot(ctx, db, "session_a", st.Revision, raw); err != nil {
 		t.Fatal(err)
 	}
-	got, err := newFlyLabSource(db, goneTemporal{}, nil).FlyLabSessions(ctx)
+	page, err := newFlyLabSource(db, goneTemporal{}, nil).FlyLabSessions(ctx, SessionFilter{}, Page{})
+	got := page.Items
 	if err != nil || len(got) != 1 {
 		t.Fatalf("sessions: %+v %v", got, err)
 	}

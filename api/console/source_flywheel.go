@@ -14,16 +14,17 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/api/flywheel"
+	consolemodel "github.com/gatehouse/gatehouse/models/console"
 	fwmodels "github.com/gatehouse/gatehouse/models/flywheel"
 )
 
-// flywheelSource adapts the flywheel (#5) to the console. The rollout list,
-// a rollout's view (its on_policy verdict, call counts, exclusion) and the
-// cancel are the flywheel's own operator handlers (GET /operator/v1/rollouts,
-// GET /operator/v1/rollouts/:id, POST /operator/v1/rollouts/:id/cancel),
-// run in process on a private router, so the console shows and does
-// exactly what the REST operator endpoints do. Queue counts and the lease
-// history are read from models/flywheel.
+// flywheelSource adapts the flywheel (#5) to the console. A rollout's view
+// (its on_policy verdict, call counts, exclusion) and the cancel are the
+// flywheel's own operator handlers (GET /operator/v1/rollouts/:id, POST
+// /operator/v1/rollouts/:id/cancel), run in process on a private router,
+// so the console shows and does exactly what the REST operator endpoints
+// do. Which rollouts make a page (keyset, filtered), the queue counts and
+// the lease history are read from the database.
 type flywheelSource struct {
 	db  *gorm.DB
 	ops http.Handler
@@ -31,7 +32,6 @@ type flywheelSource struct {
 
 func newFlywheelSource(db *gorm.DB, h *flywheel.Handler) *flywheelSource {
 	e := gin.New()
-	e.GET("/rollouts", h.ListRollouts)
 	e.GET("/rollouts/:id", h.GetRollout)
 	e.POST("/rollouts/:id/cancel", h.Cancel)
 	return &flywheelSource{db: db, ops: e}
@@ -42,6 +42,7 @@ type rolloutJSON struct {
 	RolloutID        string     `json:"rollout_id"`
 	WorkflowID       string     `json:"workflow_id"`
 	Status           string     `json:"status"`
+	Owner            string     `json:"owner"`
 	Attempts         int        `json:"attempts"`
 	LLMCallsObserved int        `json:"llm_calls_observed"`
 	LLMCallsReported *int       `json:"llm_call_count_reported"`
@@ -58,7 +59,7 @@ type rolloutJSON struct {
 }
 
 func (j rolloutJSON) row() RolloutRow {
-	r := RolloutRow{ID: j.RolloutID, State: j.Status, OnPolicy: j.OnPolicy, GatewayCalls: j.LLMCallsObserved,
+	r := RolloutRow{ID: j.RolloutID, State: j.Status, Owner: j.Owner, OnPolicy: j.OnPolicy, GatewayCalls: j.LLMCallsObserved,
 		Attempts: j.Attempts, CreatedAt: j.CreatedAt, UpdatedAt: j.CreatedAt, WorkflowID: j.WorkflowID}
 	if j.FinishedAt != nil {
 		r.UpdatedAt = *j.FinishedAt
@@ -66,15 +67,18 @@ func (j rolloutJSON) row() RolloutRow {
 	return r
 }
 
-// RolloutOverview counts the queue and lists the latest rollouts.
-func (f *flywheelSource) RolloutOverview(ctx context.Context) (RolloutCounts, []RolloutRow, error) {
+// RolloutOverview counts the queue and lists one page of rollouts; the
+// page's rows come from the database, each row's view from the flywheel's
+// own GET /operator/v1/rollouts/:id.
+func (f *flywheelSource) RolloutOverview(ctx context.Context, filter RolloutFilter, p Page) (RolloutCounts, ListPage[RolloutRow], error) {
+	var page ListPage[RolloutRow]
 	var c RolloutCounts
 	var groups []struct {
 		Status string
 		N      int
 	}
 	if err := f.db.WithContext(ctx).Model(&fwmodels.Rollout{}).Select("status, count(*) AS n").Group("status").Scan(&groups).Error; err != nil {
-		return c, nil, err
+		return c, page, err
 	}
 	for _, g := range groups {
 		switch g.Status {
@@ -90,20 +94,25 @@ func (f *flywheelSource) RolloutOverview(ctx context.Context) (RolloutCounts, []
 	}
 	var cancelled int64
 	if err := f.db.WithContext(ctx).Model(&fwmodels.Rollout{}).Where("exclusion_reason = ?", "cancelled").Count(&cancelled).Error; err != nil {
-		return c, nil, err
+		return c, page, err
 	}
 	c.Cancelled = int(cancelled)
-	var list struct {
-		Rollouts []rolloutJSON `json:"rollouts"`
+	rows, next, err := consolemodel.ListRollouts(ctx, f.db, filter, p)
+	if err != nil {
+		return c, page, err
 	}
-	if err := f.call(ctx, http.MethodGet, "/rollouts?limit=100", &list); err != nil {
-		return c, nil, err
+	page.Items = make([]RolloutRow, 0, len(rows))
+	for _, r := range rows {
+		var j rolloutJSON
+		if err := f.call(ctx, http.MethodGet, "/rollouts/"+url.PathEscape(r.ID), &j); err != nil {
+			return c, page, err
+		}
+		page.Items = append(page.Items, j.row())
 	}
-	rows := make([]RolloutRow, 0, len(list.Rollouts))
-	for _, r := range list.Rollouts {
-		rows = append(rows, r.row())
+	if next != nil {
+		page.Next = next.String()
 	}
-	return c, rows, nil
+	return c, page, nil
 }
 
 // Rollout returns one rollout with its lease history and calls by model.

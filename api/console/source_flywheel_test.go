@@ -52,7 +52,8 @@ func TestFlywheelSource_OverviewDetailAndCancelGoThroughTheFlywheel(t *testing.T
 	}
 	src := newFlywheelSource(db, h)
 
-	counts, rows, err := src.RolloutOverview(ctx)
+	counts, page, err := src.RolloutOverview(ctx, RolloutFilter{}, Page{})
+	rows := page.Items
 	if err != nil {
 		t.Fatal(err)
 	}

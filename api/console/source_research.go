@@ -8,6 +8,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/api/research"
+	consolemodel "github.com/gatehouse/gatehouse/models/console"
 	"github.com/gatehouse/gatehouse/models/platform"
 	resmodels "github.com/gatehouse/gatehouse/models/research"
 	reswf "github.com/gatehouse/gatehouse/workflows/research"
@@ -85,18 +86,21 @@ func researchError(err error) error {
 	return err
 }
 
-// ResearchExperiments lists experiments with their current gate, most
-// recently changed first. The gate column mirrors the experiment workflow,
+// ResearchExperiments lists one page of experiments with their current
+// gate, newest first. The gate column mirrors the experiment workflow,
 // which is the authority.
-func (r *researchSource) ResearchExperiments(ctx context.Context) ([]ResearchExperiment, error) {
-	var rows []resmodels.Experiment
-	if err := r.db.WithContext(ctx).Order("updated_at DESC").Limit(200).Find(&rows).Error; err != nil {
-		return nil, err
+func (r *researchSource) ResearchExperiments(ctx context.Context, f ExperimentFilter, p Page) (ListPage[ResearchExperiment], error) {
+	rows, next, err := consolemodel.ListResearchExperiments(ctx, r.db, f, p)
+	if err != nil {
+		return ListPage[ResearchExperiment]{}, err
 	}
-	out := make([]ResearchExperiment, 0, len(rows))
+	out := ListPage[ResearchExperiment]{Items: make([]ResearchExperiment, 0, len(rows))}
 	for _, e := range rows {
-		out = append(out, ResearchExperiment{ID: e.ID, ProjectID: e.ProjectID, Title: e.Name, Status: e.Status,
-			Gate: e.Gate, UpdatedAt: e.UpdatedAt, WorkflowID: reswf.ExperimentWorkflowID(e.ID)})
+		out.Items = append(out.Items, ResearchExperiment{ID: e.ID, ProjectID: e.ProjectID, Title: e.Name, Status: e.Status,
+			Gate: e.Gate, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, WorkflowID: reswf.ExperimentWorkflowID(e.ID)})
+	}
+	if next != nil {
+		out.Next = next.String()
 	}
 	return out, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	consolemodel "github.com/gatehouse/gatehouse/models/console"
 )
 
 // The console reads and acts on the domains only through the small
@@ -44,7 +46,7 @@ type Sources struct {
 	Rollouts RolloutSource
 	// Sessions are FlyLab page sessions (the Sessions page).
 	Sessions FlyLabSessionSource
-	// Experiments are research experiments (the Sessions page).
+	// Experiments are research experiments (the Experiments page).
 	Experiments ResearchExperimentSource
 	// Evidence is FlyLab's evidence ledger (the Evidence pages).
 	Evidence EvidenceSource
@@ -157,13 +159,36 @@ type Verdict struct {
 
 // RolloutSource reads the flywheel queue and cancels rollouts.
 type RolloutSource interface {
-	// RolloutOverview returns the queue counts and the most recent rollouts.
-	RolloutOverview(ctx context.Context) (RolloutCounts, []RolloutRow, error)
+	// RolloutOverview returns the queue counts and one page of rollouts,
+	// newest first; a cursor it did not issue is ErrBadCursor.
+	RolloutOverview(ctx context.Context, f RolloutFilter, p Page) (RolloutCounts, ListPage[RolloutRow], error)
 	// Rollout returns one rollout with its lease history and heartbeats.
 	Rollout(ctx context.Context, id string) (RolloutDetail, error)
 	// CancelRollout cancels a rollout that has not finished.
 	CancelRollout(ctx context.Context, op Operator, id, reason string) error
 }
+
+// Page is the page of a list a request asks for (cursor and size).
+type Page = consolemodel.Page
+
+// ErrBadCursor is a page cursor the console did not issue.
+var ErrBadCursor = consolemodel.ErrBadCursor
+
+// ListPage is one page of a list and the cursor of the next ("" on the
+// last page).
+type ListPage[T any] struct {
+	Items []T
+	Next  string
+}
+
+// RolloutFilter narrows the rollout list (state, owner).
+type RolloutFilter = consolemodel.RolloutFilter
+
+// SessionFilter narrows the FlyLab session list (owner key, gate).
+type SessionFilter = consolemodel.SessionFilter
+
+// ExperimentFilter narrows the research experiment list (project, gate).
+type ExperimentFilter = consolemodel.ExperimentFilter
 
 // RolloutCounts are the flywheel queue's counters.
 type RolloutCounts struct {
@@ -174,6 +199,8 @@ type RolloutCounts struct {
 type RolloutRow struct {
 	ID    string
 	State string
+	// Owner says which agent keys may claim the rollout ("" for any).
+	Owner string
 	// OnPolicy is nil until the rollout's output arrives.
 	OnPolicy     *bool
 	GatewayCalls int
@@ -218,7 +245,8 @@ type Count struct {
 
 // FlyLabSessionSource lists FlyLab page sessions with their manifests.
 type FlyLabSessionSource interface {
-	FlyLabSessions(ctx context.Context) ([]FlyLabSession, error)
+	// FlyLabSessions returns one page of sessions, newest first.
+	FlyLabSessions(ctx context.Context, f SessionFilter, p Page) (ListPage[FlyLabSession], error)
 }
 
 // FlyLabSession is one FlyLab page session.
@@ -226,14 +254,21 @@ type FlyLabSession struct {
 	ID            string
 	StateRevision int
 	Status        string
-	UpdatedAt     time.Time
-	Artifacts     []Artifact
-	WorkflowID    string
+	// OwnerKey and OwnerName are the agent key that owns the session.
+	OwnerKey  string
+	OwnerName string
+	// Gate is the session's gate (open, awaiting_approval, saved).
+	Gate       string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	Artifacts  []Artifact
+	WorkflowID string
 }
 
 // ResearchExperimentSource lists research experiments with their gate.
 type ResearchExperimentSource interface {
-	ResearchExperiments(ctx context.Context) ([]ResearchExperiment, error)
+	// ResearchExperiments returns one page of experiments, newest first.
+	ResearchExperiments(ctx context.Context, f ExperimentFilter, p Page) (ListPage[ResearchExperiment], error)
 }
 
 // ResearchExperiment is one research experiment and its current gate.
@@ -243,6 +278,7 @@ type ResearchExperiment struct {
 	Title      string
 	Status     string
 	Gate       string
+	CreatedAt  time.Time
 	UpdatedAt  time.Time
 	WorkflowID string
 }

@@ -176,6 +176,63 @@ func TestConsole_BrowserShowsEvidenceAndSessions(t *testing.T) {
 	consoleExpectText(t, bctx, "main", expID)
 	consoleScreenshot(t, bctx, "console-sessions")
 	consoleA11y(t, bctx)
+	consoleWalkSessionPages(t, bctx, s)
+
+	run("open the experiments page", chromedp.Navigate(s.APIURL+"/console/experiments"),
+		chromedp.WaitVisible(chromedp.CSS(`form.filters input[name="project"]`)))
+	consoleExpectText(t, bctx, "h1", "Research experiments")
+	consoleA11y(t, bctx)
+}
+
+// consoleWalkSessionPages pages through the sessions one at a time with
+// the Next page link and checks each session shows up once.
+func consoleWalkSessionPages(t *testing.T, bctx context.Context, s *Stack) {
+	t.Helper()
+	count := func(path string) []string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(bctx, 30*time.Second)
+		defer cancel()
+		if err := chromedp.Do(ctx, chromedp.Navigate(s.APIURL+path)); err != nil {
+			t.Fatalf("open %s: %v", path, err)
+		}
+		ids, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+			`Array.from(document.querySelectorAll("section.session")).map(s => s.dataset.session)`))
+		if err != nil {
+			t.Fatalf("open %s: %v", path, err)
+		}
+		return ids
+	}
+	all := count("/console/sessions?size=200")
+	if len(all) == 0 {
+		t.Fatal("the sessions page lists no session after one saved evidence")
+	}
+	var walked []string
+	ctx, cancel := context.WithTimeout(bctx, 2*time.Minute)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.APIURL+"/console/sessions?size=1")); err != nil {
+		t.Fatal(err)
+	}
+	for range len(all) + 1 {
+		ids, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+			`Array.from(document.querySelectorAll("section.session")).map(s => s.dataset.session)`))
+		if err != nil || len(ids) != 1 {
+			t.Fatalf("a page of size 1 shows sessions %v (%v)", ids, err)
+		}
+		walked = append(walked, ids[0])
+		more, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("next-page") !== null`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !more {
+			break
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#next-page")), chromedp.WaitVisible(chromedp.CSS("#first-page"))); err != nil {
+			t.Fatalf("follow the next-page link: %v", err)
+		}
+	}
+	if strings.Join(walked, ",") != strings.Join(all, ",") {
+		t.Fatalf("the next-page links walked %v, want every session once: %v", walked, all)
+	}
 }
 
 // consoleSignIn signs the browser in with the stack's operator token.
