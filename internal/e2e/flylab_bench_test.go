@@ -83,6 +83,7 @@ func benchFlyLabToolCall(b *testing.B, s *Stack) {
 		// The floor is timed in the same loop, call for call, so the
 		// ratio compares like with like on a machine whose load changes.
 		var l, floor latencies
+		defer profilePhase(b, "find")()
 		for b.Loop() {
 			start := time.Now()
 			r, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "find_fly_circuits", Arguments: map[string]any{
@@ -105,6 +106,7 @@ func benchFlyLabToolCall(b *testing.B, s *Stack) {
 	})
 	b.Run("inspect_via_mcp", func(b *testing.B) {
 		var l latencies
+		defer profilePhase(b, "inspect")()
 		for b.Loop() {
 			start := time.Now()
 			if _, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "inspect_flylab_state", Arguments: map[string]any{}}); err != nil {
