@@ -27,6 +27,7 @@ func newServices(d Deps) (*services, error) {
 		LeaseMin: d.Config.FlywheelLeaseMin, LeaseMax: d.Config.FlywheelLeaseMax,
 		Upstream: d.Config.LLMUpstreamURL, UpstreamKey: d.Config.LLMUpstreamAPIKey,
 		UpstreamTimeout: d.Config.LLMUpstreamTimeout, UpstreamHeaderTimeout: d.Config.LLMUpstreamHeaderTimeout,
+		HeartbeatDB: d.HeartbeatDB,
 	})
 	if err != nil {
 		return nil, err

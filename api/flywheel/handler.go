@@ -54,6 +54,9 @@ type Options struct {
 	// without a database read (default DefaultAuthCacheTTL; negative: no
 	// cache). A revoked key stops claiming within it.
 	AuthCacheTTL time.Duration
+	// HeartbeatDB is the pool heartbeats extend leases through
+	// (models.OpenHeartbeatPool); nil: the handler's database.
+	HeartbeatDB *gorm.DB
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// UpstreamClient proxies gateway calls (http.DefaultTransport when nil).
@@ -98,6 +101,9 @@ func New(db *gorm.DB, t Temporal, log *slog.Logger, opts Options) (*Handler, err
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.HeartbeatDB == nil {
+		opts.HeartbeatDB = db
 	}
 	if opts.UpstreamTimeout <= 0 {
 		opts.UpstreamTimeout = 10 * time.Minute

@@ -69,12 +69,14 @@ func (h *Handler) leaseError(c *gin.Context, err error) {
 // the request path, shortly before the expiry it last heard of, so its
 // timer moves (see heartbeatSignaller). A lost signal is harmless: when the
 // workflow's timer fires it re-reads the row and finds the later expiry.
+// It commits through the heartbeat pool (models/lease_pool.go says why a
+// heartbeat need not wait for the WAL flush).
 func (h *Handler) Heartbeat(c *gin.Context) {
 	hd, ok := holder(c)
 	if !ok {
 		return
 	}
-	e, err := models.ExtendLease(c.Request.Context(), h.db, hd, h.opts.Now())
+	e, err := models.ExtendLease(c.Request.Context(), h.opts.HeartbeatDB, hd, h.opts.Now())
 	if err != nil {
 		h.leaseError(c, err)
 		return

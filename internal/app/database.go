@@ -33,3 +33,38 @@ func openDatabase(url string, pool config.DatabasePool, reg prometheus.Registere
 	}
 	return db, nil
 }
+
+// openHeartbeatPool gives an api on PostgreSQL its heartbeat pool
+// (models/lease_pool.go): a quarter of GATEHOUSE_DATABASE_MAX_CONNS, at
+// least 2, taken from the main pool, so the process still holds at most
+// MAX_CONNS connections.
+func (s *services) openHeartbeatPool() error {
+	p := s.cfg.DatabasePool
+	n := max(2, p.MaxConns/4)
+	if p.MaxConns-n < 2 {
+		return nil // too small a budget to split: heartbeats share the main pool
+	}
+	db, err := models.OpenHeartbeatPool(s.cfg.DatabaseURL, models.Pool{MaxOpen: n, MaxIdle: min(n, p.MaxIdleConns), MaxLifetime: p.ConnMaxLifetime})
+	if err != nil || db == nil {
+		return err
+	}
+	if err := db.Use(telemetry.GORMTracing()); err != nil {
+		return err
+	}
+	beats, err := db.DB()
+	if err != nil {
+		return err
+	}
+	if err := s.tel.Registry.Register(collectors.NewDBStatsCollector(beats, "gatehouse_heartbeats")); err != nil {
+		_ = beats.Close()
+		return fmt.Errorf("heartbeat pool metrics: %w", err)
+	}
+	main, err := s.db.DB()
+	if err != nil {
+		return err
+	}
+	main.SetMaxOpenConns(p.MaxConns - n)
+	main.SetMaxIdleConns(min(p.MaxIdleConns, p.MaxConns-n))
+	s.heartbeatDB = db
+	return nil
+}

@@ -52,6 +52,10 @@ func API(ctx context.Context, cfg config.Config) error {
 	if err != nil {
 		return err
 	}
+	if err := s.openHeartbeatPool(); err != nil {
+		s.close()
+		return err
+	}
 	if err := s.startAPI(); err != nil {
 		s.close()
 		return err

@@ -21,14 +21,16 @@ import (
 
 // services is what a running role holds; close stops it in reverse order.
 type services struct {
-	cfg      config.Config
-	log      *slog.Logger
-	tel      *telemetry.Telemetry
-	db       *gorm.DB
-	temporal client.Client
-	blobs    blobstore.Store
-	worker   sdkworker.Worker
-	http     *httpServer
+	cfg config.Config
+	log *slog.Logger
+	tel *telemetry.Telemetry
+	db  *gorm.DB
+	// heartbeatDB is the api's pool for lease heartbeats (nil on SQLite).
+	heartbeatDB *gorm.DB
+	temporal    client.Client
+	blobs       blobstore.Store
+	worker      sdkworker.Worker
+	http        *httpServer
 	// stops run after the rest, last registered first (e.g. the dev server).
 	stops []func() error
 }
@@ -64,7 +66,7 @@ func (s *services) startAPI() error {
 	if err := s.tel.Registry.Register(platform.NewDependencyCollector(deps)); err != nil {
 		return fmt.Errorf("dependency gauge: %w", err)
 	}
-	srv, err := api.New(api.Deps{Config: s.cfg, DB: s.db, Temporal: s.temporal, Blobs: s.blobs, Telemetry: s.tel, Log: s.log})
+	srv, err := api.New(api.Deps{Config: s.cfg, DB: s.db, HeartbeatDB: s.heartbeatDB, Temporal: s.temporal, Blobs: s.blobs, Telemetry: s.tel, Log: s.log})
 	if err != nil {
 		return err
 	}
@@ -96,8 +98,11 @@ func (s *services) close() error {
 	if s.temporal != nil {
 		s.temporal.Close()
 	}
-	if s.db != nil {
-		if sqlDB, err := s.db.DB(); err == nil {
+	for _, db := range []*gorm.DB{s.heartbeatDB, s.db} {
+		if db == nil {
+			continue
+		}
+		if sqlDB, err := db.DB(); err == nil {
 			errs = append(errs, sqlDB.Close())
 		}
 	}
