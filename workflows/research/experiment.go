@@ -51,7 +51,7 @@ func (w *experiment) lifecycle() *lifecycle[ExperimentState, TransitionResult] {
 		receive: func(ctx workflow.Context) error {
 			w.receiveVerified(ctx)
 			receive(ctx, SandboxActivitySignal, w.sandboxActivity)
-			return nil
+			return w.notices().register(ctx)
 		},
 		due: func() bool { return false }, work: func(workflow.Context) error { return nil },
 		mirror: func(ctx, actx workflow.Context) error {

@@ -44,7 +44,7 @@ func (w *reflection) lifecycle() *lifecycle[ReflectionState, ReflectionTransitio
 			return refusal(err)
 		},
 		transition: w.transition,
-		receive:    func(ctx workflow.Context) error { w.receiveVerified(ctx); return nil },
+		receive:    func(ctx workflow.Context) error { w.receiveVerified(ctx); return w.notices().register(ctx) },
 		due:        func() bool { return w.advanceDue() || w.publishDue() },
 		work: func(ctx workflow.Context) error {
 			if w.advanceDue() {
