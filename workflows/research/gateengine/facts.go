@@ -7,15 +7,15 @@ type Evidence string
 type Level int
 
 const (
-	// Missing: no artifact, no review request, dependencies pending.
+	// Missing means no artifact, no review request, dependencies pending.
 	Missing Level = iota
-	// Invalid: an artifact that fails its check, a failed dependency or advance.
+	// Invalid means an artifact that fails its check, a failed dependency or advance.
 	Invalid
-	// Requested: a review was requested and not started; an advance intended.
+	// Requested means a review requested and not started, or an advance intended.
 	Requested
-	// Started: a reviewer opened a session.
+	// Started means a reviewer opened a session.
 	Started
-	// Satisfied: the evidence is there (a passing review on the current snapshot).
+	// Satisfied means the evidence is there (a passing review on the current snapshot).
 	Satisfied
 )
 
