@@ -3,7 +3,6 @@ package research
 import (
 	"context"
 	"errors"
-	"time"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -77,25 +76,15 @@ func (s *Service) experimentState(ctx context.Context, experimentID string) (wf.
 	return st, final, err
 }
 
-// awaitRevision waits briefly until the workflow has applied a signal sent
-// after it was at revision rev, so the caller reads its own write.
-func (s *Service) awaitRevision(ctx context.Context, experimentID string, rev int) {
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		st, final, err := s.experimentState(ctx, experimentID)
-		if err != nil || final || st.Revision > rev {
-			return
-		}
-		time.Sleep(40 * time.Millisecond)
-	}
-}
-
-func (s *Service) signal(ctx context.Context, experimentID, name string, payload any) error {
-	err := s.Temporal.SignalWorkflow(ctx, wf.ExperimentWorkflowID(experimentID), "", name, payload)
+// notify tells the experiment's workflow about a record the caller
+// writes (see notice): the notice of signal for recordID, with the
+// signal's payload for an older worker.
+func (s *Service) notify(ctx context.Context, experimentID, signal, recordID string, legacy any) (*notice, error) {
+	n, err := s.sendNotice(ctx, wf.ExperimentWorkflowID(experimentID), signal, recordID, legacy)
 	if s.restartedMissing(ctx, err, experimentID) {
-		err = s.Temporal.SignalWorkflow(ctx, wf.ExperimentWorkflowID(experimentID), "", name, payload)
+		n, err = s.sendNotice(ctx, wf.ExperimentWorkflowID(experimentID), signal, recordID, legacy)
 	}
-	return closedSignalError(ctx, s.DB, err, "experiment", experimentID, name)
+	return n, closedSignalError(ctx, s.DB, err, "experiment", experimentID, signal)
 }
 
 // restartedMissing starts the workflow of an open experiment Temporal does

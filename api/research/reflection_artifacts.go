@@ -109,6 +109,7 @@ func (s *Service) uploadReflection(c *gin.Context, a models.Artifact) {
 	now := time.Now().UTC()
 	ref := wf.ReflectionArtifact{LensID: a.LensID, ArtifactRef: wf.ArtifactRef{ArtifactID: a.ID, Role: a.Role, Path: a.Path,
 		Attempt: a.Attempt, SHA256: info.SHA256, Size: info.Size, Valid: len(problems) == 0, Problems: problems}}
+	var landed *notice
 	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&models.Artifact{}).Where("id = ? AND uploaded_at IS NULL", a.ID).Updates(map[string]any{
 			"blob_key": key, "sha256": info.SHA256, "size": info.Size, "valid": len(problems) == 0,
@@ -119,14 +120,16 @@ func (s *Service) uploadReflection(c *gin.Context, a models.Artifact) {
 		if res.RowsAffected != 1 {
 			return &ToolError{Code: "conflict", Message: "this upload token was already used"}
 		}
-		return s.signalReflection(ctx, a.TargetID, wf.ArtifactLandedSignal, ref)
+		var nerr error
+		landed, nerr = s.notifyReflection(ctx, a.TargetID, wf.ArtifactLandedSignal, a.ID, ref)
+		return nerr
 	})
 	if err != nil {
 		_ = s.Blobs.Delete(context.WithoutCancel(ctx), key)
 		abortUpload(c, err, "could not record the upload; retry with a new artifact.submit")
 		return
 	}
-	s.awaitReflectionRevision(ctx, a.TargetID, st.Revision)
+	landed.answer(ctx, nil)
 	c.JSON(http.StatusOK, gin.H{"artifact_id": a.ID, "role": a.Role, "lens_id": a.LensID, "path": a.Path, "sha256": info.SHA256,
 		"size_bytes": info.Size, "valid": len(problems) == 0, "problems": problems})
 }

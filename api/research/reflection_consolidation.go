@@ -147,10 +147,14 @@ func consolidationSubmit(ctx context.Context, s *Service, c *Call) (any, error) 
 		BaseSHA: in.BaseSHA, ProposalSHA: in.ProposalSHA, Summary: in.Summary, ValidationJSON: string(val), DecisionsJSON: string(ds),
 		CreatedBy: c.Principal.CredentialID}
 	ref := wf.ProposalRef{ProposalID: p.ID, Revision: p.Revision, BaseSHA: p.BaseSHA, ProposalSHA: p.ProposalSHA}
-	if err := models.SubmitProposal(ctx, s.DB, p, func() error { return s.signalReflection(ctx, r.ID, wf.ProposalSubmittedSignal, ref) }); err != nil {
+	var stored *notice
+	if err := models.SubmitProposal(ctx, s.DB, p, func() (err error) {
+		stored, err = s.notifyReflection(ctx, r.ID, wf.ProposalSubmittedSignal, p.ID, ref)
+		return err
+	}); err != nil {
 		return nil, err
 	}
-	s.awaitReflectionRevision(ctx, r.ID, st.Revision)
+	stored.answer(ctx, nil)
 	return map[string]any{"proposal_id": p.ID, "proposal_revision": p.Revision, "immutable": true, "reflection_id": r.ID,
 		"next": "request the consolidation review (review.request role consolidation_reviewer)"}, nil
 }

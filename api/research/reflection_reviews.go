@@ -64,11 +64,12 @@ func (s *Service) reflectionReviewRequest(ctx context.Context, c *Call, in revie
 	if err := models.CreateReviewRequest(ctx, s.DB, q); err != nil {
 		return nil, err
 	}
-	if err := s.signalReflection(ctx, r.ID, wf.ReviewRequestedSignal, wf.ReviewRequested{Kind: kind, RequestID: q.ID, Role: q.Role,
-		ExpiresAt: q.ExpiresAt, SnapshotToken: q.SnapshotToken}); err != nil {
+	requested, err := s.notifyReflection(ctx, r.ID, wf.ReviewRequestedSignal, q.ID, wf.ReviewRequested{Kind: kind, RequestID: q.ID, Role: q.Role,
+		ExpiresAt: q.ExpiresAt, SnapshotToken: q.SnapshotToken})
+	if err != nil {
 		return nil, err
 	}
-	s.awaitReflectionRevision(ctx, r.ID, st.Revision)
+	requested.answer(ctx, nil)
 	read := "reflection.get include_content=true"
 	if kind == "consolidation" {
 		read = "consolidation.get"
@@ -94,10 +95,11 @@ func (s *Service) openReflectionSession(ctx context.Context, r models.ReviewRequ
 	if err := models.StartReviewSession(ctx, s.DB, r, sess); err != nil {
 		return models.ReviewSession{}, err
 	}
-	if err := s.signalReflection(ctx, r.TargetID, wf.ReviewStartedSignal, wf.ReviewStarted{Kind: r.Kind, RequestID: r.ID}); err != nil {
+	started, err := s.notifyReflection(ctx, r.TargetID, wf.ReviewStartedSignal, r.ID, wf.ReviewStarted{Kind: r.Kind, RequestID: r.ID})
+	if err != nil {
 		return models.ReviewSession{}, err
 	}
-	s.awaitReflectionRevision(ctx, r.TargetID, st.Revision)
+	started.answer(ctx, nil)
 	return sess, nil
 }
 
@@ -107,20 +109,21 @@ func (s *Service) recordReflectionVerdict(ctx context.Context, sess models.Revie
 	if err != nil {
 		return nil, verdictError(err)
 	}
-	st, err := s.reflectionState(ctx, req.TargetID)
-	if err != nil {
+	if _, err := s.reflectionState(ctx, req.TargetID); err != nil {
 		return nil, err
 	}
 	sig := wf.ReviewVerdict{Kind: req.Kind, RequestID: req.ID, Verdict: v.Verdict, ReturnTo: v.ReturnTo, Synopsis: v.Synopsis, Notes: v.Notes,
 		Findings: v.Findings, Evidence: v.Evidence}
+	var answered *notice
 	_, err = models.SubmitVerdict(ctx, s.DB, sess.ID, v.session(),
-		func(models.ReviewRequest) error {
-			return s.signalReflection(ctx, req.TargetID, wf.ReviewVerdictSignal, sig)
+		func(models.ReviewRequest) (err error) {
+			answered, err = s.notifyReflection(ctx, req.TargetID, wf.ReviewVerdictSignal, req.ID, sig)
+			return err
 		})
 	if err != nil {
 		return nil, err
 	}
-	s.awaitReflectionRevision(ctx, req.TargetID, st.Revision)
+	answered.answer(ctx, nil)
 	out := map[string]any{"review_session_id": sess.ID, "review_request_id": req.ID, "verdict": v.Verdict, "recorded": true}
 	if route.Moves {
 		out["target_status"], out["new_attempt"], out["new_proposal_revision"] = route.To, route.NewAttempt, route.NewRevision

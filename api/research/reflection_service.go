@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 
 	"gorm.io/gorm"
 
@@ -70,22 +69,11 @@ func (s *Service) waveState(ctx context.Context, id string) (wf.ReflectionState,
 	return st, final, err
 }
 
-// awaitReflectionRevision waits briefly until the wave applied a signal
-// sent after it was at revision rev.
-func (s *Service) awaitReflectionRevision(ctx context.Context, id string, rev int) {
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		st, final, err := s.waveState(ctx, id)
-		if err != nil || final || st.Revision > rev {
-			return
-		}
-		time.Sleep(40 * time.Millisecond)
-	}
-}
-
-func (s *Service) signalReflection(ctx context.Context, id, name string, payload any) error {
-	err := s.Temporal.SignalWorkflow(ctx, wf.ReflectionWorkflowID(id), "", name, payload)
-	return closedSignalError(ctx, s.DB, err, "reflection", id, name)
+// notifyReflection tells the wave's workflow about a record the caller
+// writes (see notice).
+func (s *Service) notifyReflection(ctx context.Context, id, signal, recordID string, legacy any) (*notice, error) {
+	n, err := s.sendNotice(ctx, wf.ReflectionWorkflowID(id), signal, recordID, legacy)
+	return n, closedSignalError(ctx, s.DB, err, "reflection", id, signal)
 }
 
 // central returns where the projects' central refs live.

@@ -138,6 +138,7 @@ func (s *Service) upload(c *gin.Context) {
 		return
 	}
 	now := time.Now().UTC()
+	var landed *notice
 	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&models.Artifact{}).Where("id = ? AND uploaded_at IS NULL", a.ID).Updates(map[string]any{
 			"blob_key": key, "sha256": info.SHA256, "size": info.Size, "valid": len(problems) == 0,
@@ -148,15 +149,17 @@ func (s *Service) upload(c *gin.Context) {
 		if res.RowsAffected != 1 {
 			return &ToolError{Code: "conflict", Message: "this upload token was already used"}
 		}
-		return s.signal(ctx, a.TargetID, wf.ArtifactLandedSignal, wf.ArtifactRef{ArtifactID: a.ID, Role: a.Role, Path: a.Path,
+		var nerr error
+		landed, nerr = s.notify(ctx, a.TargetID, wf.ArtifactLandedSignal, a.ID, wf.ArtifactRef{ArtifactID: a.ID, Role: a.Role, Path: a.Path,
 			Attempt: a.Attempt, SHA256: info.SHA256, Size: info.Size, Valid: len(problems) == 0, Problems: problems})
+		return nerr
 	})
 	if err != nil {
 		_ = s.Blobs.Delete(context.WithoutCancel(ctx), key)
 		abortUpload(c, err, "could not record the upload; retry with a new artifact.submit")
 		return
 	}
-	s.awaitRevision(ctx, a.TargetID, st.Revision)
+	landed.answer(ctx, nil)
 	c.JSON(http.StatusOK, gin.H{"artifact_id": a.ID, "role": a.Role, "path": a.Path, "sha256": info.SHA256, "size_bytes": info.Size,
 		"valid": len(problems) == 0, "problems": problems})
 }

@@ -28,6 +28,10 @@ func kubeService(t *testing.T) (*Service, *mocks.Client) {
 	s.DB = modelstest.SQLite(t)
 	tc := &mocks.Client{}
 	s.Temporal = tc
+	// The sandbox workflow's Updates answer at once: its stand-ins mirror the row when started.
+	answered := &mocks.WorkflowUpdateHandle{}
+	answered.On("Get", mock.Anything, mock.Anything).Return(nil)
+	tc.On("UpdateWorkflow", mock.Anything, mock.Anything).Return(answered, nil).Maybe()
 	cfg, err := config.FromLookup(func(k string) (string, bool) {
 		v, ok := map[string]string{"GATEHOUSE_DATA_DIR": t.TempDir(), "GATEHOUSE_SANDBOX_PROVIDERS": "local,kubernetes",
 			"GATEHOUSE_SANDBOX_KUBE_NAMESPACE": "sbx"}[k]

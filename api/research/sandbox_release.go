@@ -45,11 +45,10 @@ func sandboxRelease(ctx context.Context, s *Service, c *Call) (any, error) {
 	views := make([]map[string]any, 0, len(targets))
 	all := true
 	for _, sb := range targets {
-		err := s.Temporal.SignalWorkflow(ctx, wf.SandboxWorkflowID(sb.UID), "", wf.SandboxReleaseSignal, wf.SandboxRelease{Reason: "sandbox.release"})
-		if err != nil {
-			s.Log.WarnContext(ctx, "sandbox: release signal not delivered", "sandbox", sb.UID, "err", err)
-		}
-		got := s.awaitSandbox(ctx, sb.ProjectID, sb.UID, releaseWait, func(x models.Sandbox) bool { return !x.Active() })
+		release := wf.SandboxRelease{Reason: "sandbox.release"}
+		got := s.awaitSandbox(ctx, sb, wf.SandboxReleaseUpdate, releaseWait, []any{release}, func() error {
+			return s.Temporal.SignalWorkflow(ctx, wf.SandboxWorkflowID(sb.UID), "", wf.SandboxReleaseSignal, release)
+		})
 		all = all && got.Status == models.SandboxTerminated
 		views = append(views, sandboxView(got))
 	}

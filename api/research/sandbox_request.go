@@ -107,7 +107,7 @@ func sandboxRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 		_ = models.MirrorSandbox(ctx, s.DB, models.SandboxUpdate{UID: row.UID, Status: models.SandboxFailed, ExpiresAt: row.ExpiresAt, Error: err.Error()}, s.now())
 		return nil, err
 	}
-	got := s.awaitSandbox(ctx, in.ProjectID, row.UID, provisionWait, func(sb models.Sandbox) bool { return sb.Status != models.SandboxProvisioning })
+	got := s.awaitSandbox(ctx, row, wf.SandboxProvisionedUpdate, provisionWait, nil, nil)
 	out := sandboxView(got)
 	out["requested"] = true
 	return out, nil

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"go.temporal.io/sdk/client"
+
 	"github.com/gatehouse/gatehouse/internal/sandbox"
 	"github.com/gatehouse/gatehouse/internal/sandbox/deploy"
 	"github.com/gatehouse/gatehouse/internal/temporalerr"
@@ -93,17 +95,30 @@ func sandboxOptions(ctx context.Context, s *Service, c *Call) (any, error) {
 		"limits": s.sandboxLimits()}, nil
 }
 
-// awaitSandbox polls the mirror row until done holds or wait passes, and
-// answers the last row read.
-func (s *Service) awaitSandbox(ctx context.Context, projectID, uid string, wait time.Duration, done func(models.Sandbox) bool) models.Sandbox {
-	deadline := time.Now().Add(wait)
-	for {
-		sb, err := models.GetSandbox(ctx, s.DB, projectID, uid)
-		if err == nil && done(sb) || time.Now().After(deadline) || ctx.Err() != nil {
-			return sb
-		}
-		time.Sleep(50 * time.Millisecond)
+// awaitSandbox runs the sandbox workflow's Update (SandboxReleaseUpdate
+// or SandboxProvisionedUpdate, which answer once the workflow recorded the
+// outcome in the row) for at most wait, and answers the row as it then is
+// (sb if it cannot be read). A worker of a release without the Update (a
+// rolling deploy) is sent legacy instead, when there is one.
+func (s *Service) awaitSandbox(ctx context.Context, sb models.Sandbox, update string, wait time.Duration, args []any, legacy func() error) models.Sandbox {
+	uctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	h, err := s.Temporal.UpdateWorkflow(uctx, client.UpdateWorkflowOptions{WorkflowID: wf.SandboxWorkflowID(sb.UID), UpdateName: update,
+		UpdateID: update, Args: args, WaitForStage: client.WorkflowUpdateStageCompleted})
+	if err == nil {
+		err = h.Get(uctx, nil)
 	}
+	if err != nil && legacy != nil && strings.Contains(err.Error(), "unknown update") {
+		err = legacy()
+	}
+	if err != nil && s.Log != nil {
+		s.Log.WarnContext(ctx, "sandbox: the workflow did not answer", "sandbox", sb.UID, "update", update, "err", err)
+	}
+	got, gerr := models.GetSandbox(ctx, s.DB, sb.ProjectID, sb.UID)
+	if gerr != nil {
+		return sb
+	}
+	return got
 }
 
 // parseMemoryMB reads 512Mi, 4Gi, 4G, 512M or a plain number of MiB.

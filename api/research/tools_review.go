@@ -103,11 +103,12 @@ func reviewRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := models.CreateReviewRequest(ctx, s.DB, r); err != nil {
 		return nil, err
 	}
-	if err := s.signal(ctx, e.ID, wf.ReviewRequestedSignal, wf.ReviewRequested{Kind: kind, RequestID: r.ID, Role: r.Role,
-		ExpiresAt: r.ExpiresAt, SnapshotToken: r.SnapshotToken}); err != nil {
+	requested, err := s.notify(ctx, e.ID, wf.ReviewRequestedSignal, r.ID, wf.ReviewRequested{Kind: kind, RequestID: r.ID, Role: r.Role,
+		ExpiresAt: r.ExpiresAt, SnapshotToken: r.SnapshotToken})
+	if err != nil {
 		return nil, err
 	}
-	s.awaitRevision(ctx, e.ID, st.Revision)
+	requested.answer(ctx, nil)
 	return map[string]any{"review_request_id": r.ID, "reviewer_capability": capability, "role": r.Role,
 		"target_snapshot_id": r.SnapshotToken, "target_snapshot": snap, "expires_at": r.ExpiresAt,
 		"reviewer_handoff": map[string]any{"role": r.Role, "skill": kind + "-review", "target_type": "experiment", "target_id": e.ID,
@@ -173,18 +174,21 @@ func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, 
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.state(ctx, req.TargetID)
-	if err != nil {
+	if _, err := s.state(ctx, req.TargetID); err != nil {
 		return nil, err
 	}
 	sig := wf.ReviewVerdict{Kind: req.Kind, RequestID: req.ID, Verdict: v.Verdict, ReturnTo: v.ReturnTo, Synopsis: v.Synopsis, Notes: v.Notes,
 		Findings: v.Findings, Evidence: v.Evidence}
+	var answered *notice
 	_, err = models.SubmitVerdict(ctx, s.DB, sess.ID, v.session(),
-		func(models.ReviewRequest) error { return s.signal(ctx, req.TargetID, wf.ReviewVerdictSignal, sig) })
+		func(models.ReviewRequest) (err error) {
+			answered, err = s.notify(ctx, req.TargetID, wf.ReviewVerdictSignal, req.ID, sig)
+			return err
+		})
 	if err != nil {
 		return nil, err
 	}
-	s.awaitRevision(ctx, req.TargetID, st.Revision)
+	answered.answer(ctx, nil)
 	out := map[string]any{"review_session_id": sess.ID, "review_request_id": req.ID, "verdict": v.Verdict, "recorded": true}
 	if route.Moves {
 		out["target_status"], out["new_attempt"] = route.To, route.NewAttempt
@@ -209,10 +213,11 @@ func (s *Service) openSession(ctx context.Context, r models.ReviewRequest, p pla
 	if err := models.StartReviewSession(ctx, s.DB, r, sess); err != nil {
 		return models.ReviewSession{}, err
 	}
-	if err := s.signal(ctx, r.TargetID, wf.ReviewStartedSignal, wf.ReviewStarted{Kind: r.Kind, RequestID: r.ID}); err != nil {
+	started, err := s.notify(ctx, r.TargetID, wf.ReviewStartedSignal, r.ID, wf.ReviewStarted{Kind: r.Kind, RequestID: r.ID})
+	if err != nil {
 		return models.ReviewSession{}, err
 	}
-	s.awaitRevision(ctx, r.TargetID, st.Revision)
+	started.answer(ctx, nil)
 	return sess, nil
 }
 

@@ -1,23 +1,13 @@
 package research
 
 import (
-	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/gatehouse/gatehouse/workflows/platform"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
-)
-
-// Error types carried by ApplicationErrors out of the transition update.
-const (
-	ErrTypeGateBlocked  = "gate_blocked"
-	ErrTypeInvalidInput = "invalid_input"
 )
 
 // experiment is the workflow's state and its dirty flag.
@@ -39,25 +29,43 @@ func Experiment(ctx workflow.Context, in ExperimentInput) (ExperimentState, erro
 			w.state.Dependencies[d] = ""
 		}
 	}
-	if err := w.setup(ctx); err != nil {
+	l := w.lifecycle()
+	if err := l.setup(ctx); err != nil {
 		return w.state, err
 	}
-	return w.run(ctx)
+	err := l.run(ctx)
+	return w.state, err
 }
 
-// setup registers the query, the transition update and the signal readers.
-func (w *experiment) setup(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (ExperimentState, error) { return w.state, nil }); err != nil {
-		return err
+// lifecycle is the experiment's part of the shared skeleton.
+func (w *experiment) lifecycle() *lifecycle[ExperimentState, TransitionResult] {
+	return &lifecycle[ExperimentState, TransitionResult]{
+		kind: KindExperiment, projectID: w.state.ProjectID,
+		state: func() ExperimentState { return w.state }, dirty: &w.dirty,
+		reviews: func() map[string]ReviewState { return w.state.Reviews }, changed: w.changed,
+		check: func(req TransitionRequest) error {
+			_, err := gates.Check(w.state.Status, w.state.Facts(), req.Transition)
+			return refusal(err)
+		},
+		transition: w.transition,
+		receive: func(ctx workflow.Context) error {
+			w.receiveVerified(ctx)
+			receive(ctx, SandboxActivitySignal, w.sandboxActivity)
+			return w.notices().register(ctx)
+		},
+		due: func() bool { return false }, work: func(workflow.Context) error { return nil },
+		mirror: func(ctx, actx workflow.Context) error {
+			d := w.state.Decision()
+			if err := upsertGate(ctx, d); err != nil {
+				return err
+			}
+			rec := ExperimentRecord{ProjectID: w.state.ProjectID, ExperimentID: w.state.ExperimentID, Status: w.state.Status,
+				Gate: d.Gate, NextAction: d.NextAction, Attempt: w.state.Attempt, Revision: w.state.Revision, Conclusion: w.state.Conclusion}
+			return workflow.ExecuteActivity(actx, RecordExperimentActivity, rec).Get(ctx, nil)
+		},
+		terminal:      func() bool { return w.state.Status.Terminal() },
+		finalActivity: StoreExperimentFinalActivity,
 	}
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, TransitionUpdate, w.transition,
-		workflow.UpdateHandlerOptions{Validator: w.validateTransition}); err != nil {
-		return err
-	}
-	w.receiveVerified(ctx)
-	receive(ctx, SandboxActivitySignal, w.sandboxActivity)
-	return workflow.UpsertTypedSearchAttributes(ctx, platform.KindKey.ValueSet(KindExperiment),
-		platform.ProjectKey.ValueSet(w.state.ProjectID))
 }
 
 // receive applies every signal on name, in order, with apply.
@@ -72,65 +80,6 @@ func receive[T any](ctx workflow.Context, name string, apply func(T)) {
 			apply(v)
 		}
 	})
-}
-
-// run mirrors every change into the database until the experiment ends,
-// then stores the state it ended with.
-func (w *experiment) run(ctx workflow.Context) (ExperimentState, error) {
-	w.dirty = true
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
-	})
-	expiring := expiresReviews(ctx)
-	for {
-		if err := awaitChangeOrExpiry(ctx, expiring, w.state.Reviews, func() bool { return w.dirty }); err != nil {
-			return w.state, err
-		}
-		if expiring && expireReviews(workflow.Now(ctx), w.state.Reviews) {
-			w.changed()
-		}
-		if !w.dirty {
-			continue
-		}
-		w.dirty = false
-		d := w.state.Decision()
-		if err := workflow.UpsertTypedSearchAttributes(ctx, platform.GateKey.ValueSet(d.Gate)); err != nil {
-			return w.state, err
-		}
-		rec := ExperimentRecord{ProjectID: w.state.ProjectID, ExperimentID: w.state.ExperimentID, Status: w.state.Status,
-			Gate: d.Gate, NextAction: d.NextAction, Attempt: w.state.Attempt, Revision: w.state.Revision, Conclusion: w.state.Conclusion}
-		if err := workflow.ExecuteActivity(actx, RecordExperimentActivity, rec).Get(ctx, nil); err != nil {
-			return w.state, err
-		}
-		if w.state.Status.Terminal() && !w.dirty {
-			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
-				return w.state, err
-			}
-			return w.state, storeFinal(ctx, actx, StoreExperimentFinalActivity, w.state)
-		}
-	}
-}
-
-// validateTransition refuses, before history, a transition the gate does
-// not allow.
-func (w *experiment) validateTransition(ctx workflow.Context, req TransitionRequest) error {
-	_, err := gates.Check(w.state.Status, w.state.Facts(), req.Transition)
-	return refusal(err)
-}
-
-// refusal turns a gate check's error into the validator's typed refusal
-// (gate_blocked with the blocked details, or invalid_input); nil stays nil.
-func refusal(err error) error {
-	var be *gates.BlockedError
-	if errors.As(err, &be) {
-		return temporal.NewApplicationErrorWithOptions(be.Error(), ErrTypeGateBlocked,
-			temporal.ApplicationErrorOptions{NonRetryable: true, Details: []any{*be}})
-	}
-	if err != nil {
-		return temporal.NewApplicationErrorWithOptions(err.Error(), ErrTypeInvalidInput, temporal.ApplicationErrorOptions{NonRetryable: true})
-	}
-	return nil
 }
 
 // transition applies an accepted move, sealing the current artifacts.
@@ -153,15 +102,7 @@ func (w *experiment) transition(ctx workflow.Context, req TransitionRequest) (Tr
 // move changes status, records the sealed artifacts and resets the review
 // of a review status being entered.
 func (w *experiment) move(ctx workflow.Context, name string, to gates.Status, newAttempt bool) {
-	var sealed []string
-	for _, a := range w.state.Artifacts {
-		if a.Attempt == w.state.Attempt {
-			sealed = append(sealed, a.ArtifactID)
-		}
-	}
-	sort.Strings(sealed)
-	w.state.History = append(w.state.History, TransitionRecord{Transition: name, From: w.state.Status, To: to,
-		Attempt: w.state.Attempt, Sealed: sealed, At: workflow.Now(ctx)})
+	w.state.History = append(w.state.History, moveRecord(name, w.state.Status, to, w.state.Attempt, w.state.Artifacts, workflow.Now(ctx)))
 	if newAttempt {
 		w.state.Attempt++
 	}

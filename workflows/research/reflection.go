@@ -1,13 +1,10 @@
 package research
 
 import (
-	"sort"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/gatehouse/gatehouse/workflows/platform"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
@@ -26,76 +23,50 @@ func Reflection(ctx workflow.Context, in ReflectionInput) (ReflectionState, erro
 	w := &reflection{state: ReflectionState{ProjectID: in.ProjectID, ReflectionID: in.ReflectionID, Title: in.Title,
 		Status: rg.Reflecting, Lenses: in.Lenses, Corpus: in.Corpus, Artifacts: map[string]ArtifactRef{},
 		Reviews: map[string]ReviewState{}, History: []TransitionRecord{}}}
-	if err := w.setup(ctx); err != nil {
+	l := w.lifecycle()
+	if err := l.setup(ctx); err != nil {
 		return w.state, err
 	}
-	return w.run(ctx)
+	err := l.run(ctx)
+	return w.state, err
 }
 
-// setup registers the query, the transition update and the signal readers.
-func (w *reflection) setup(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (ReflectionState, error) { return w.state, nil }); err != nil {
-		return err
-	}
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, TransitionUpdate, w.transition,
-		workflow.UpdateHandlerOptions{Validator: w.validateTransition}); err != nil {
-		return err
-	}
-	w.receiveVerified(ctx)
-	return workflow.UpsertTypedSearchAttributes(ctx, platform.KindKey.ValueSet(KindReflection),
-		platform.ProjectKey.ValueSet(w.state.ProjectID))
-}
-
-// run mirrors every change, runs the central advance when its gate opens
-// and publishes once it is bound; a finished wave stores its final state.
-func (w *reflection) run(ctx workflow.Context) (ReflectionState, error) {
-	w.dirty = true
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
-	})
-	expiring := expiresReviews(ctx)
-	for {
-		if err := awaitChangeOrExpiry(ctx, expiring, w.state.Reviews, func() bool { return w.dirty || w.advanceDue() || w.publishDue() }); err != nil {
-			return w.state, err
-		}
-		if expiring && expireReviews(workflow.Now(ctx), w.state.Reviews) {
-			w.changed()
-		}
-		if w.advanceDue() {
-			w.advance(ctx)
-		}
-		if w.publishDue() {
-			if err := w.publish(ctx); err != nil {
-				return w.state, err
+// lifecycle is the wave's part of the shared skeleton: besides mirroring,
+// it runs the central advance when its gate opens and publishes once it
+// is bound.
+func (w *reflection) lifecycle() *lifecycle[ReflectionState, ReflectionTransitionResult] {
+	return &lifecycle[ReflectionState, ReflectionTransitionResult]{
+		kind: KindReflection, projectID: w.state.ProjectID,
+		state: func() ReflectionState { return w.state }, dirty: &w.dirty,
+		reviews: func() map[string]ReviewState { return w.state.Reviews }, changed: w.changed,
+		check: func(req TransitionRequest) error {
+			_, err := rg.Check(w.state.Status, w.state.Facts(), req.Transition)
+			return refusal(err)
+		},
+		transition: w.transition,
+		receive:    func(ctx workflow.Context) error { w.receiveVerified(ctx); return w.notices().register(ctx) },
+		due:        func() bool { return w.advanceDue() || w.publishDue() },
+		work: func(ctx workflow.Context) error {
+			if w.advanceDue() {
+				w.advance(ctx)
 			}
-		}
-		if w.dirty {
-			w.dirty = false
+			if w.publishDue() {
+				return w.publish(ctx)
+			}
+			return nil
+		},
+		mirror: func(ctx, actx workflow.Context) error {
 			d := w.state.Decision()
-			if err := workflow.UpsertTypedSearchAttributes(ctx, platform.GateKey.ValueSet(d.Gate)); err != nil {
-				return w.state, err
+			if err := upsertGate(ctx, d); err != nil {
+				return err
 			}
 			rec := ReflectionRecord{ReflectionID: w.state.ReflectionID, Status: string(w.state.Status), Gate: d.Gate,
 				NextAction: d.NextAction, Attempt: w.state.Attempt, Revision: w.state.Revision, Terminal: w.state.Status.Terminal()}
-			if err := workflow.ExecuteActivity(actx, RecordReflectionActivity, rec).Get(ctx, nil); err != nil {
-				return w.state, err
-			}
-		}
-		if w.state.Status.Terminal() && !w.dirty {
-			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
-				return w.state, err
-			}
-			return w.state, storeFinal(ctx, actx, StoreReflectionFinalActivity, w.state)
-		}
+			return workflow.ExecuteActivity(actx, RecordReflectionActivity, rec).Get(ctx, nil)
+		},
+		terminal:      func() bool { return w.state.Status.Terminal() },
+		finalActivity: StoreReflectionFinalActivity,
 	}
-}
-
-// validateTransition refuses, before history, a transition the gate does
-// not allow.
-func (w *reflection) validateTransition(ctx workflow.Context, req TransitionRequest) error {
-	_, err := rg.Check(w.state.Status, w.state.Facts(), req.Transition)
-	return refusal(err)
 }
 
 // ReflectionTransitionResult answers TransitionUpdate on a wave.
@@ -128,15 +99,7 @@ func (w *reflection) transition(ctx workflow.Context, req TransitionRequest) (Re
 // move changes status, records the sealed artifacts and resets the review
 // of a review status being entered.
 func (w *reflection) move(now time.Time, name string, to rg.Status, newAttempt bool) {
-	var sealed []string
-	for k := range w.state.Artifacts {
-		if a, ok := w.state.current(k); ok {
-			sealed = append(sealed, a.ArtifactID)
-		}
-	}
-	sort.Strings(sealed)
-	w.state.History = append(w.state.History, TransitionRecord{Transition: name, From: gates.Status(w.state.Status), To: gates.Status(to),
-		Attempt: w.state.Attempt, Sealed: sealed, At: now})
+	w.state.History = append(w.state.History, moveRecord(name, gates.Status(w.state.Status), gates.Status(to), w.state.Attempt, w.state.Artifacts, now))
 	if newAttempt {
 		w.state.Attempt++
 	}

@@ -10,17 +10,14 @@ import (
 // one's database record once verified (see decision.go); a run recorded
 // before that change applies the signal's own values.
 func (w *reflection) receiveVerified(ctx workflow.Context) {
-	query := func(signal, recordID string) DecisionQuery {
-		return DecisionQuery{Signal: signal, TargetType: TargetReflection, ProjectID: w.state.ProjectID,
-			TargetID: w.state.ReflectionID, RecordID: recordID}
-	}
+	query := w.decisionQuery
 	receiveIn(ctx, ArtifactLandedSignal, func(ctx workflow.Context, a ReflectionArtifact) {
 		if !verifiesSignals(ctx) {
 			w.artifactLanded(a)
 			return
 		}
-		if rec, ok := verifyDecision(ctx, query(ArtifactLandedSignal, a.ArtifactID), &w.state.RejectedSignals); ok && rec.Artifact != nil {
-			w.artifactLanded(*rec.Artifact)
+		if rec, ok := verifyDecision(ctx, query(ArtifactLandedSignal, a.ArtifactID), &w.state.RejectedSignals); ok {
+			w.applyVerified(ctx, ArtifactLandedSignal, rec)
 		}
 	})
 	receiveVerifiedReviews(ctx, w, query, &w.state.RejectedSignals)
@@ -29,10 +26,47 @@ func (w *reflection) receiveVerified(ctx workflow.Context) {
 			w.proposalSubmitted(p)
 			return
 		}
-		if rec, ok := verifyDecision(ctx, query(ProposalSubmittedSignal, p.ProposalID), &w.state.RejectedSignals); ok && rec.Proposal != nil {
-			w.proposalSubmitted(*rec.Proposal)
+		if rec, ok := verifyDecision(ctx, query(ProposalSubmittedSignal, p.ProposalID), &w.state.RejectedSignals); ok {
+			w.applyVerified(ctx, ProposalSubmittedSignal, rec)
 		}
 	})
+}
+
+// notices takes NoticeUpdate: the verified records of the same signals,
+// each applied once.
+func (w *reflection) notices() noticeTaker[ReflectionState] {
+	return noticeTaker[ReflectionState]{
+		signals: []string{ArtifactLandedSignal, ReviewRequestedSignal, ReviewStartedSignal, ReviewVerdictSignal, ProposalSubmittedSignal},
+		query:   w.decisionQuery, rejected: &w.state.RejectedSignals, state: func() ReflectionState { return w.state },
+		apply: func(ctx workflow.Context, signal string, rec DecisionRecord) {
+			if a := rec.Artifact; signal == ArtifactLandedSignal && a != nil && w.state.Artifacts[ArtifactKey(a.Role, a.LensID)].ArtifactID == a.ArtifactID {
+				return
+			}
+			w.applyVerified(ctx, signal, rec)
+		},
+	}
+}
+
+// applyVerified applies the verified record of a gate signal.
+func (w *reflection) applyVerified(ctx workflow.Context, signal string, rec DecisionRecord) {
+	switch {
+	case signal == ArtifactLandedSignal:
+		if rec.Artifact != nil {
+			w.artifactLanded(*rec.Artifact)
+		}
+	case signal == ProposalSubmittedSignal:
+		if rec.Proposal != nil {
+			w.proposalSubmitted(*rec.Proposal)
+		}
+	case rec.Review != nil:
+		w.reviewRecorded(workflow.Now(ctx), *rec.Review)
+	}
+}
+
+// decisionQuery names the record behind a signal to this wave.
+func (w *reflection) decisionQuery(signal, recordID string) DecisionQuery {
+	return DecisionQuery{Signal: signal, TargetType: TargetReflection, ProjectID: w.state.ProjectID,
+		TargetID: w.state.ReflectionID, RecordID: recordID}
 }
 
 // reviewRecorded applies a review request of the wave as the database

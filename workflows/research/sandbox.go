@@ -16,6 +16,10 @@ type sandboxRun struct {
 	// pinned: this run keeps the host queue provisioning answers and runs
 	// the machine's later activities there (SandboxHostQueueChange).
 	pinned bool
+	// releases carries SandboxReleaseUpdate to the wait; provisioned and
+	// ended, once recorded, answer the Updates waiting for them.
+	releases           workflow.Channel
+	provisioned, ended bool
 }
 
 // Sandbox is the workflow behind sandbox/<uid>. Provisioning and teardown
@@ -54,7 +58,11 @@ func (w *sandboxRun) setup(ctx workflow.Context) error {
 			w.state.ExpiresAt = earliest(w.state.ExpiresAt, w.state.LifetimeEndsAt)
 		}
 	}
-	return workflow.SetQueryHandler(ctx, SandboxStateQuery, func() (SandboxState, error) { return w.state, nil })
+	w.provisioned = w.in.Resume != nil
+	if err := workflow.SetQueryHandler(ctx, SandboxStateQuery, func() (SandboxState, error) { return w.state, nil }); err != nil {
+		return err
+	}
+	return w.setupUpdates(ctx)
 }
 
 func (w *sandboxRun) run(ctx workflow.Context) (SandboxState, error) {
@@ -70,12 +78,13 @@ func (w *sandboxRun) run(ctx workflow.Context) (SandboxState, error) {
 		w.state.Status, w.state.EndReason, w.state.Error = SandboxFailed, SandboxEndFailed, err.Error()
 		w.teardown(ctx) // a half-made machine must not outlive the workflow
 		w.state.Status = SandboxFailed
-		return w.state, w.record(ctx)
+		return w.state, w.finish(ctx, w.record(ctx))
 	}
 	w.state.Status, w.state.Endpoint = SandboxRunning, w.kept(ep)
 	if err := w.record(ctx); err != nil {
 		return w.state, err
 	}
+	w.provisioned = true
 	return w.runUntilEnd(ctx)
 }
 
@@ -93,7 +102,7 @@ func (w *sandboxRun) runUntilEnd(ctx workflow.Context) (SandboxState, error) {
 	if w.teardown(ctx) {
 		w.state.Status = SandboxTerminated
 	}
-	return w.state, w.record(ctx)
+	return w.state, w.finish(ctx, w.record(ctx))
 }
 
 // earliest is the earlier of a and b.

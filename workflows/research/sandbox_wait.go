@@ -44,11 +44,13 @@ func (w *sandboxRun) waitForExpiryOrRelease(ctx workflow.Context) (reason string
 			c.Receive(ctx, &SandboxReprovision{})
 			reprovision = true
 		})
-		sel.AddReceive(ch.release, func(c workflow.ReceiveChannel, _ bool) {
+		released := func(c workflow.ReceiveChannel, _ bool) {
 			c.Receive(ctx, &SandboxRelease{})
 			w.state.Revision++
 			reason = SandboxEndReleased
-		})
+		}
+		sel.AddReceive(ch.release, released)
+		sel.AddReceive(w.releases, released)
 		sel.Select(ctx)
 		cancel()
 		if reason != "" {
@@ -76,7 +78,7 @@ func (w *sandboxRun) drain(ctx workflow.Context, ch sandboxSignals) string {
 	if reprovision {
 		w.reprovision(ctx)
 	}
-	if ch.release.ReceiveAsync(&SandboxRelease{}) {
+	if ch.release.ReceiveAsync(&SandboxRelease{}) || w.releases.ReceiveAsync(&SandboxRelease{}) {
 		w.state.Revision++
 		return SandboxEndReleased
 	}

@@ -3,6 +3,7 @@ package gates
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -49,7 +50,7 @@ func TestTable_EveryRequirementNamesItsGateInOrder(t *testing.T) {
 						}
 					}
 					for _, tool := range r.AllowedTools {
-						if !contains(d.AllowedTools, tool) {
+						if !slices.Contains(d.AllowedTools, tool) {
 							t.Fatalf("allowed_actions %v lacks %s", d.AllowedTools, tool)
 						}
 					}
@@ -72,7 +73,7 @@ func TestTable_AllRequirementsMetOpensForward(t *testing.T) {
 		}
 		// Every other non-side move is refused here.
 		for _, other := range Moves {
-			if other.Name == st.Forward.Transition || contains(st.Side, other.Name) {
+			if other.Name == st.Forward.Transition || slices.Contains(st.Side, other.Name) {
 				continue
 			}
 			if _, err := Check(st.Status, f, other.Name); err == nil {

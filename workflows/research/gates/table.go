@@ -1,5 +1,7 @@
 package gates
 
+import "github.com/gatehouse/gatehouse/workflows/research/gateengine"
+
 // Status is an experiment's lifecycle status.
 type Status string
 
@@ -19,7 +21,7 @@ const (
 func (s Status) Terminal() bool { return s == Complete || s == Failed || s == Abandoned }
 
 // Evidence names one thing a requirement needs.
-type Evidence string
+type Evidence = gateengine.Evidence
 
 // Evidence an experiment's gates check.
 const (
@@ -37,51 +39,23 @@ const (
 )
 
 // Kind says how a requirement's evidence is judged and reported.
-type Kind int
+type Kind = gateengine.Kind
 
+// The kinds of an experiment's requirements.
 const (
-	// KindArtifact is an uploaded artifact of a role that must pass its check.
-	KindArtifact Kind = iota
-	// KindReview is a review whose pass, pinned to the current snapshot, is needed.
-	KindReview
-	// KindDependencies is the settled state of the experiments this one depends on.
-	KindDependencies
+	KindArtifact     = gateengine.KindArtifact
+	KindReview       = gateengine.KindReview
+	KindDependencies = gateengine.KindDependencies
 )
 
-// Requirement is one row of a status: while Evidence is not satisfied the
-// experiment sits at Gate with NextAction, and may call AllowedTools.
-type Requirement struct {
-	Evidence     Evidence
-	Kind         Kind
-	Gate         string
-	NextAction   string
-	AllowedTools []string
-	// WaitAction is the next action of a review row once the review started.
-	WaitAction string
-	// InvalidGate and InvalidAction describe a dependencies row whose
-	// evidence failed (an artifact row derives them from its role).
-	InvalidGate, InvalidAction string
-	// ActiveGate, when set, replaces Gate for a missing artifact while a
-	// sandbox attached to the experiment runs (EvSandboxRunning).
-	ActiveGate string
-}
+// Requirement is one row of a status (see gateengine.Requirement).
+type Requirement = gateengine.Requirement
 
 // Forward is what a status offers once every requirement is satisfied.
-type Forward struct {
-	Transition   string
-	Gate         string
-	NextAction   string
-	AllowedTools []string
-}
+type Forward = gateengine.Forward
 
 // Stage is one open status of the machine.
-type Stage struct {
-	Status       Status
-	Requirements []Requirement
-	Forward      Forward
-	// Side lists transitions allowed at any gate of the status.
-	Side []string
-}
+type Stage = gateengine.Stage[Status]
 
 // Transition names.
 const (
@@ -132,7 +106,7 @@ var Table = []Stage{
 	{
 		Status: Running,
 		Requirements: []Requirement{
-			{Evidence: EvResult, Kind: KindArtifact, Gate: "execution_ready", ActiveGate: "execution_active", NextAction: "run_experiment_and_retain_results", AllowedTools: append(append([]string{}, sandboxTools...), toolArtifact, toolTransition)},
+			{Evidence: EvResult, Kind: KindArtifact, Gate: "execution_ready", ActiveGate: "execution_active", ActiveWhen: EvSandboxRunning, NextAction: "run_experiment_and_retain_results", AllowedTools: append(append([]string{}, sandboxTools...), toolArtifact, toolTransition)},
 			{Evidence: EvReport, Kind: KindArtifact, Gate: "results_report_required", NextAction: "write_and_submit_results_report", AllowedTools: []string{toolArtifact}},
 			{Evidence: EvGraph, Kind: KindArtifact, Gate: "logic_graph_required", NextAction: "write_and_submit_logic_graph", AllowedTools: []string{toolArtifact}},
 		},
@@ -149,14 +123,8 @@ var Table = []Stage{
 	},
 }
 
-// Move is where a transition takes an experiment; which statuses it
-// leaves is the table's (a stage's Forward and Side).
-type Move struct {
-	Name string
-	To   Status
-	// NewAttempt starts a new attempt (attempt_index + 1).
-	NewAttempt bool
-}
+// Move is where a transition takes an experiment.
+type Move = gateengine.Move[Status]
 
 // Moves lists every transition.
 var Moves = []Move{
@@ -182,25 +150,12 @@ var Aliases = map[string]string{
 // ReviewEvidence maps a review status to the review evidence it waits for.
 var ReviewEvidence = map[Status]Evidence{DesignReview: EvDesignReview, ExperimentReview: EvExperimentReview}
 
+// machine is the experiment's gate machine over Table.
+var machine = &gateengine.Machine[Status]{Stages: Table, Moves: Moves, Aliases: Aliases,
+	TransitionTool: toolTransition, StatusTool: toolStatus}
+
 // StageOf returns the stage of an open status.
-func StageOf(s Status) (Stage, bool) {
-	for _, st := range Table {
-		if st.Status == s {
-			return st, true
-		}
-	}
-	return Stage{}, false
-}
+func StageOf(s Status) (Stage, bool) { return machine.StageOf(s) }
 
 // MoveOf resolves a transition name or alias.
-func MoveOf(name string) (Move, bool) {
-	if a, ok := Aliases[name]; ok {
-		name = a
-	}
-	for _, m := range Moves {
-		if m.Name == name {
-			return m, true
-		}
-	}
-	return Move{}, false
-}
+func MoveOf(name string) (Move, bool) { return machine.MoveOf(name) }

@@ -1,6 +1,9 @@
 package reflectgates
 
-import "github.com/gatehouse/gatehouse/workflows/research/gates"
+import (
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
+	"github.com/gatehouse/gatehouse/workflows/research/gates"
+)
 
 // Status is a reflection wave's lifecycle status.
 type Status string
@@ -31,58 +34,25 @@ const (
 )
 
 // Kind says how a requirement's evidence is judged and reported.
-type Kind int
+type Kind = gateengine.Kind
 
+// The kinds of a reflection's requirements.
 const (
-	// KindLenses is one lens doc per roster lens; Missing names the next lens.
-	KindLenses Kind = iota
-	// KindArtifact is an uploaded artifact of a role that must pass its check.
-	KindArtifact
-	// KindReview is a review whose pass, pinned to the current snapshot, is needed.
-	KindReview
-	// KindProposal is the consolidation proposal of the current revision.
-	KindProposal
-	// KindAdvance is the central advance: Requested while intended, Satisfied
-	// once bound, Invalid once failed or stale.
-	KindAdvance
+	KindLenses   = gateengine.KindLenses
+	KindArtifact = gateengine.KindArtifact
+	KindReview   = gateengine.KindReview
+	KindProposal = gateengine.KindProposal
+	KindAdvance  = gateengine.KindAdvance
 )
 
-// Requirement is one row of a status: while Evidence is not satisfied the
-// reflection sits at Gate with NextAction and may call AllowedTools.
-type Requirement struct {
-	Evidence     gates.Evidence
-	Kind         Kind
-	Gate         string
-	NextAction   string
-	AllowedTools []string
-	// WaitAction is the next action of a review row once the review
-	// started, and of the advance row once the advance is intended.
-	WaitAction string
-	// RequestedGate, when set, replaces Gate for a review row once the
-	// review is requested (consolidation_review_required → consolidating).
-	RequestedGate string
-	// InvalidGate and InvalidAction describe a failed advance.
-	InvalidGate, InvalidAction string
-	// LocksSide blocks the side transitions (abandon) while this evidence
-	// is Requested or Satisfied: a central advance in flight or bound.
-	LocksSide bool
-}
+// Requirement is one row of a status (see gateengine.Requirement).
+type Requirement = gateengine.Requirement
 
 // Forward is what a status offers once every requirement is satisfied.
-type Forward struct {
-	Transition   string
-	Gate         string
-	NextAction   string
-	AllowedTools []string
-}
+type Forward = gateengine.Forward
 
 // Stage is one open status of the machine.
-type Stage struct {
-	Status       Status
-	Requirements []Requirement
-	Forward      Forward
-	Side         []string
-}
+type Stage = gateengine.Stage[Status]
 
 // Transition names (the reflection.transition argument).
 const (
@@ -147,12 +117,8 @@ var Table = []Stage{
 	},
 }
 
-// Move is where a transition takes a reflection; which statuses it
-// leaves is the table's (a stage's Forward and Side).
-type Move struct {
-	Name string
-	To   Status
-}
+// Move is where a transition takes a reflection.
+type Move = gateengine.Move[Status]
 
 // Moves lists every transition.
 var Moves = []Move{
@@ -173,22 +139,12 @@ var ReviewKinds = map[Status]struct {
 	Consolidating:    {"consolidation", EvConsolidationReview},
 }
 
+// machine is the reflection's gate machine over Table.
+var machine = &gateengine.Machine[Status]{Noun: "reflection", Stages: Table, Moves: Moves,
+	TransitionTool: toolTransition, StatusTool: toolStatus}
+
 // StageOf returns the stage of an open status.
-func StageOf(s Status) (Stage, bool) {
-	for _, st := range Table {
-		if st.Status == s {
-			return st, true
-		}
-	}
-	return Stage{}, false
-}
+func StageOf(s Status) (Stage, bool) { return machine.StageOf(s) }
 
 // MoveOf resolves a transition name.
-func MoveOf(name string) (Move, bool) {
-	for _, m := range Moves {
-		if m.Name == name {
-			return m, true
-		}
-	}
-	return Move{}, false
-}
+func MoveOf(name string) (Move, bool) { return machine.MoveOf(name) }

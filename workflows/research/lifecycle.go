@@ -1,0 +1,127 @@
+package research
+
+import (
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/gatehouse/gatehouse/workflows/platform"
+	"github.com/gatehouse/gatehouse/workflows/research/gates"
+)
+
+// Error types carried by ApplicationErrors out of the transition update.
+const (
+	ErrTypeGateBlocked  = "gate_blocked"
+	ErrTypeInvalidInput = "invalid_input"
+)
+
+// lifecycle is the skeleton an experiment and a reflection wave share:
+// a state query, a validated transition update, the verified signals and
+// one loop that mirrors every change until the target ends. A domain fills
+// in its parts; the commands are the same as each domain's own loop had.
+type lifecycle[S, R any] struct {
+	kind, projectID string
+	state           func() S
+	dirty           *bool
+	reviews         func() map[string]ReviewState
+	changed         func()
+	// check refuses a transition its gate does not allow; transition runs it.
+	check      func(TransitionRequest) error
+	transition func(workflow.Context, TransitionRequest) (R, error)
+	// receive registers the domain's signal readers and updates.
+	receive func(workflow.Context) error
+	// due reports work besides mirroring (the wave's advance and
+	// publish), which work runs.
+	due  func() bool
+	work func(workflow.Context) error
+	// mirror upserts the gate and records the target in the database.
+	mirror   func(ctx, actx workflow.Context) error
+	terminal func() bool
+	// finalActivity stores the state the target ended with.
+	finalActivity string
+}
+
+// setup registers the query, the transition update and the signal readers.
+func (l *lifecycle[S, R]) setup(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (S, error) { return l.state(), nil }); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, TransitionUpdate, l.transition,
+		workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, req TransitionRequest) error { return l.check(req) }}); err != nil {
+		return err
+	}
+	if err := l.receive(ctx); err != nil {
+		return err
+	}
+	return workflow.UpsertTypedSearchAttributes(ctx, platform.KindKey.ValueSet(l.kind), platform.ProjectKey.ValueSet(l.projectID))
+}
+
+// run mirrors every change into the database, runs the domain's due work
+// and, once the target is terminal and mirrored, stores its final state.
+func (l *lifecycle[S, R]) run(ctx workflow.Context) error {
+	*l.dirty = true
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
+	})
+	expiring := expiresReviews(ctx)
+	for {
+		if err := awaitChangeOrExpiry(ctx, expiring, l.reviews(), func() bool { return *l.dirty || l.due() }); err != nil {
+			return err
+		}
+		if expiring && expireReviews(workflow.Now(ctx), l.reviews()) {
+			l.changed()
+		}
+		if l.due() {
+			if err := l.work(ctx); err != nil {
+				return err
+			}
+		}
+		if *l.dirty {
+			*l.dirty = false
+			if err := l.mirror(ctx, actx); err != nil {
+				return err
+			}
+		}
+		if l.terminal() && !*l.dirty {
+			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+				return err
+			}
+			return storeFinal(ctx, actx, l.finalActivity, l.state())
+		}
+	}
+}
+
+// upsertGate sets the gate search attribute to d's gate.
+func upsertGate(ctx workflow.Context, d gates.Decision) error {
+	return workflow.UpsertTypedSearchAttributes(ctx, platform.GateKey.ValueSet(d.Gate))
+}
+
+// refusal turns a gate check's error into the validator's typed refusal
+// (gate_blocked with the blocked details, or invalid_input); nil stays nil.
+func refusal(err error) error {
+	var be *gates.BlockedError
+	if errors.As(err, &be) {
+		return temporal.NewApplicationErrorWithOptions(be.Error(), ErrTypeGateBlocked,
+			temporal.ApplicationErrorOptions{NonRetryable: true, Details: []any{*be}})
+	}
+	if err != nil {
+		return temporal.NewApplicationErrorWithOptions(err.Error(), ErrTypeInvalidInput, temporal.ApplicationErrorOptions{NonRetryable: true})
+	}
+	return nil
+}
+
+// moveRecord is the history entry of a transition from one status to
+// another, sealing the artifacts of the current attempt.
+func moveRecord(name string, from, to gates.Status, attempt int, artifacts map[string]ArtifactRef, at time.Time) TransitionRecord {
+	var sealed []string
+	for _, a := range artifacts {
+		if a.Attempt == attempt {
+			sealed = append(sealed, a.ArtifactID)
+		}
+	}
+	sortStrings(sealed)
+	return TransitionRecord{Transition: name, From: from, To: to, Attempt: attempt, Sealed: sealed, At: at}
+}
