@@ -32,9 +32,12 @@ RUN mkdir -p /out/data
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/gatehouse /gatehouse
 COPY --from=build --chown=65532:65532 /out/data /var/lib/gatehouse
+# /metrics of `gatehouse api` is served on 9090 only, never on the public
+# 8080 (the worker uses GATEHOUSE_WORKER_HEALTH_ADDR instead).
 ENV GATEHOUSE_DATA_DIR=/var/lib/gatehouse \
-    GATEHOUSE_HTTP_ADDR=0.0.0.0:8080
+    GATEHOUSE_HTTP_ADDR=0.0.0.0:8080 \
+    GATEHOUSE_METRICS_ADDR=0.0.0.0:9090
 USER 65532:65532
-EXPOSE 8080
+EXPOSE 8080 9090
 ENTRYPOINT ["/gatehouse"]
 CMD ["api"]

@@ -17,6 +17,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/api/rest"
+	"github.com/gatehouse/gatehouse/internal/telemetry"
 	models "github.com/gatehouse/gatehouse/models/flywheel"
 )
 
@@ -175,6 +176,7 @@ func (h *Handler) proxy(c *gin.Context, upstream *url.URL, path string, body []b
 					return
 				}
 				record(status)
+				telemetry.CountLLMTokens(path, b)
 				ids := emittedToolCallIDs(b)
 				if err := models.RecordEmitted(context.WithoutCancel(c.Request.Context()), h.db, call.ID, ids); err != nil {
 					h.log.Error("record emitted tool calls", "rollout_id", call.RolloutID, "err", err)

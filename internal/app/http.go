@@ -75,3 +75,12 @@ func (s *httpServer) shutdown(ctx context.Context) error {
 	}
 	return err
 }
+
+// doneOrNil is the channel that reports the server's end; a nil server
+// (a listener the role does not have) never ends.
+func (s *httpServer) doneOrNil() <-chan error {
+	if s == nil {
+		return nil
+	}
+	return s.done
+}

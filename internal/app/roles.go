@@ -17,11 +17,16 @@ import (
 
 // base opens what every production role needs: logs, telemetry, database.
 func base(ctx context.Context, cfg config.Config, logOut io.Writer) (*services, error) {
+	return baseAs(ctx, cfg, logOut, telemetry.DefaultServiceName)
+}
+
+// baseAs is base with the service name the role's traces carry.
+func baseAs(ctx context.Context, cfg config.Config, logOut io.Writer, service string) (*services, error) {
 	if cfg.DatabaseURL == "" {
 		return nil, fmt.Errorf("GATEHOUSE_DATABASE_URL is required (postgres://…); use `gatehouse dev` for the embedded stack")
 	}
 	s := &services{cfg: cfg, log: telemetry.NewLogger(logOut, cfg.LogLevel)}
-	tel, err := telemetry.New(ctx, cfg.OTLPEndpoint)
+	tel, err := telemetry.New(ctx, cfg.OTLPEndpoint, telemetry.WithServiceName(service))
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +51,7 @@ func Migrate(ctx context.Context, cfg config.Config) error {
 
 // API serves HTTP against an external Temporal and PostgreSQL until ctx ends.
 func API(ctx context.Context, cfg config.Config) error {
-	s, err := connected(ctx, cfg, func(s *services) error {
+	s, err := connected(ctx, cfg, telemetry.APIServiceName, func(s *services) error {
 		return storeBootstrapOperator(ctx, s.db, cfg.BootstrapOperatorToken)
 	})
 	if err != nil {
@@ -56,7 +61,7 @@ func API(ctx context.Context, cfg config.Config) error {
 		s.close()
 		return err
 	}
-	if err := s.startAPI(); err != nil {
+	if err := s.startPublicAPI(); err != nil {
 		s.close()
 		return err
 	}
@@ -66,7 +71,7 @@ func API(ctx context.Context, cfg config.Config) error {
 
 // Worker runs the Temporal worker until ctx ends.
 func Worker(ctx context.Context, cfg config.Config) error {
-	s, err := connected(ctx, cfg, nil)
+	s, err := connected(ctx, cfg, telemetry.WorkerServiceName, nil)
 	if err != nil {
 		return err
 	}
@@ -97,8 +102,8 @@ func storeBootstrapOperator(ctx context.Context, db *gorm.DB, token string) erro
 
 // connected opens a production role's services on a migrated database,
 // runs prepare (may be nil) and dials Temporal; on error nothing is left open.
-func connected(ctx context.Context, cfg config.Config, prepare func(*services) error) (*services, error) {
-	s, err := base(ctx, cfg, os.Stderr)
+func connected(ctx context.Context, cfg config.Config, service string, prepare func(*services) error) (*services, error) {
+	s, err := baseAs(ctx, cfg, os.Stderr, service)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -31,6 +32,8 @@ type services struct {
 	blobs       blobstore.Store
 	worker      sdkworker.Worker
 	http        *httpServer
+	// metrics is the api role's metrics listener (GATEHOUSE_METRICS_ADDR).
+	metrics *httpServer
 	// stops run after the rest, last registered first (e.g. the dev server).
 	stops []func() error
 }
@@ -60,7 +63,14 @@ func (s *services) startWorker() error {
 	return nil
 }
 
+// startAPI serves the whole API on GATEHOUSE_HTTP_ADDR (dev: one local
+// listener for everything).
 func (s *services) startAPI() error {
+	return s.startAPIHandler(func(h http.Handler) http.Handler { return h })
+}
+
+// startAPIHandler serves public(the API) on GATEHOUSE_HTTP_ADDR.
+func (s *services) startAPIHandler(public func(http.Handler) http.Handler) error {
 	// The same dependencies /readyz probes (api.New builds its own copy).
 	deps := platform.DependencyChecks(s.db, s.temporal, s.cfg.TemporalNamespace)
 	if err := s.tel.Registry.Register(platform.NewDependencyCollector(deps)); err != nil {
@@ -70,7 +80,7 @@ func (s *services) startAPI() error {
 	if err != nil {
 		return err
 	}
-	h, err := startHTTP(s.cfg.HTTPAddr, srv.Engine, s.log)
+	h, err := startHTTP(s.cfg.HTTPAddr, public(srv.Engine), s.log)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.cfg.HTTPAddr, err)
 	}
@@ -89,6 +99,9 @@ func (s *services) close() error {
 	var errs []error
 	if s.http != nil {
 		errs = append(errs, s.http.shutdown(ctx))
+	}
+	if s.metrics != nil {
+		errs = append(errs, s.metrics.shutdown(ctx))
 	}
 	if s.worker != nil {
 		s.log.Info("worker draining in-flight activities", "stop_timeout", s.cfg.WorkerStopTimeout.String())
@@ -117,16 +130,13 @@ func (s *services) close() error {
 	return errors.Join(errs...)
 }
 
-// waitForShutdown blocks until ctx ends or the HTTP server fails.
+// waitForShutdown blocks until ctx ends or an HTTP server fails.
 func (s *services) waitForShutdown(ctx context.Context) error {
 	var serveErr error
-	if s.http != nil {
-		select {
-		case <-ctx.Done():
-		case serveErr = <-s.http.done:
-		}
-	} else {
-		<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case serveErr = <-s.http.doneOrNil():
+	case serveErr = <-s.metrics.doneOrNil():
 	}
 	s.log.Info("shutting down")
 	return errors.Join(serveErr, s.close())

@@ -51,6 +51,10 @@ type Config struct {
 	// WorkerHealthAddr is where the worker role serves /healthz, /readyz
 	// and /metrics; empty serves nothing.
 	WorkerHealthAddr string
+	// MetricsAddr is where the api role serves /metrics (and /healthz,
+	// /readyz), apart from the public listener the Ingress routes; empty
+	// serves /metrics nowhere.
+	MetricsAddr string
 
 	// DevTemporalAddr is the embedded Temporal frontend address in dev.
 	DevTemporalAddr string
@@ -222,6 +226,7 @@ var Vars = []Var{
 	{"GATEHOUSE_TASK_QUEUE", "gatehouse", "Temporal task queue"},
 	{"GATEHOUSE_WORKER_HOST_ID", "", "host id of the worker's host task queue (local sandboxes); empty: the sanitized hostname"},
 	{"GATEHOUSE_WORKER_HEALTH_ADDR", "", "worker role's /healthz, /readyz and /metrics listen address; empty: none"},
+	{"GATEHOUSE_METRICS_ADDR", "", "api role's /metrics (with /healthz and /readyz) listen address, never the public GATEHOUSE_HTTP_ADDR; empty: no metrics (the image sets 0.0.0.0:9090)"},
 	{"GATEHOUSE_DEV_TEMPORAL_ADDR", "127.0.0.1:7233", "embedded Temporal frontend (dev)"},
 	{"GATEHOUSE_DEV_UI_ADDR", "127.0.0.1:8233", "embedded Temporal Web UI (dev)"},
 	{"GATEHOUSE_DEV_API_KEY", "", "fixed development agent key (dev)"},
@@ -238,7 +243,7 @@ var Vars = []Var{
 	{"GATEHOUSE_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"GATEHOUSE_SHUTDOWN_TIMEOUT", "20s", "graceful shutdown bound of the HTTP server"},
 	{"GATEHOUSE_WORKER_STOP_TIMEOUT", "30s", "how long a stopping worker lets in-flight activities finish before cancelling them (keep the pod's termination grace period longer)"},
-	{"OTEL_EXPORTER_OTLP_ENDPOINT", "", "OTLP endpoint; tracing is exported when set"},
+	{"OTEL_EXPORTER_OTLP_ENDPOINT", "", "OTLP collector base URL; traces are exported when set (OTEL_EXPORTER_OTLP_PROTOCOL: http/protobuf, the default, or grpc)"},
 	{"GATEHOUSE_LLM_UPSTREAM_URL", "", "OpenAI-compatible base URL (…/v1) behind the flywheel LLM gateway; empty: gateway answers 503"},
 	{"GATEHOUSE_LLM_UPSTREAM_API_KEY", "", "bearer key sent to the LLM upstream"},
 	{"GATEHOUSE_LLM_UPSTREAM_TIMEOUT", "10m", "longest one LLM gateway call may take, a streamed completion included (a call cut short counts nothing)"},
@@ -297,6 +302,7 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 		TemporalUIURL:          r.str("GATEHOUSE_TEMPORAL_UI_URL", ""),
 		TaskQueue:              r.str("GATEHOUSE_TASK_QUEUE", "gatehouse"),
 		WorkerHealthAddr:       r.str("GATEHOUSE_WORKER_HEALTH_ADDR", ""),
+		MetricsAddr:            r.str("GATEHOUSE_METRICS_ADDR", ""),
 		WorkerHostID:           r.str("GATEHOUSE_WORKER_HOST_ID", ""),
 		DevTemporalAddr:        r.str("GATEHOUSE_DEV_TEMPORAL_ADDR", "127.0.0.1:7233"),
 		DevUIAddr:              r.str("GATEHOUSE_DEV_UI_ADDR", "127.0.0.1:8233"),

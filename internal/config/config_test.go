@@ -91,3 +91,17 @@ func TestFromLookup_MCPAllowedHostsIsACommaList(t *testing.T) {
 		t.Fatalf("MCPAllowedHosts %q (%v)", c.MCPAllowedHosts, err)
 	}
 }
+
+// The api's metrics listener is opt-in (the image and the chart set it),
+// so two api processes on one host never race for a fixed port.
+func TestFromLookup_MetricsAddrIsReadAndOffByDefault(t *testing.T) {
+	t.Parallel()
+	c, err := FromLookup(lookup(nil))
+	if err != nil || c.MetricsAddr != "" {
+		t.Fatalf("default MetricsAddr %q (%v), want none", c.MetricsAddr, err)
+	}
+	c, err = FromLookup(lookup(map[string]string{"GATEHOUSE_METRICS_ADDR": "0.0.0.0:9090"}))
+	if err != nil || c.MetricsAddr != "0.0.0.0:9090" {
+		t.Fatalf("MetricsAddr %q (%v)", c.MetricsAddr, err)
+	}
+}

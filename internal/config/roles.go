@@ -48,6 +48,7 @@ var readers = map[string][]Role{
 	"GATEHOUSE_TASK_QUEUE":                      servingRoles,
 	"GATEHOUSE_WORKER_HOST_ID":                  workerRoles,
 	"GATEHOUSE_WORKER_HEALTH_ADDR":              {RoleWorker},
+	"GATEHOUSE_METRICS_ADDR":                    {RoleAPI},
 	"GATEHOUSE_DEV_TEMPORAL_ADDR":               {RoleDev},
 	"GATEHOUSE_DEV_UI_ADDR":                     {RoleDev},
 	"GATEHOUSE_DEV_API_KEY":                     {RoleDev},

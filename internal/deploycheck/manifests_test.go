@@ -211,7 +211,7 @@ func TestDecodeManifests_RejectsUnknownFieldsAndKinds(t *testing.T) {
 func TestManifests_KindsPerValueSet(t *testing.T) {
 	want := map[string]map[string]int{
 		"default":    {"Deployment": 2, "Job": 1, "Service": 1, "ConfigMap": 1, "Secret": 1, "ServiceAccount": 1, "PodDisruptionBudget": 2, "NetworkPolicy": 2},
-		"production": {"Deployment": 2, "Job": 1, "Service": 2, "ConfigMap": 1, "Secret": 0, "ServiceAccount": 1, "PodDisruptionBudget": 2, "Ingress": 1, "HorizontalPodAutoscaler": 2, "ServiceMonitor": 2, "NetworkPolicy": 2},
+		"production": {"Deployment": 2, "Job": 1, "Service": 3, "ConfigMap": 1, "Secret": 0, "ServiceAccount": 1, "PodDisruptionBudget": 2, "Ingress": 1, "HorizontalPodAutoscaler": 2, "ServiceMonitor": 2, "NetworkPolicy": 2},
 	}
 	for _, set := range valueSets {
 		m := rendered(t, set)

@@ -27,8 +27,8 @@ func TestManifests_MCPAcceptsTheAPIServiceNames(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, svc := range m.services {
-			if svc.Labels["app.kubernetes.io/component"] != "api" {
-				continue // the worker's metrics Service serves no MCP
+			if svc.Labels["app.kubernetes.io/component"] != "api" || svc.Labels["gatehouse.io/metrics"] == "true" {
+				continue // the metrics Services (api and worker) serve no MCP
 			}
 			if !slices.Contains(cfg.MCPAllowedHosts, name) {
 				t.Errorf("%s: the MCP endpoints would refuse the Service name %s (allowed %v)", set, name, cfg.MCPAllowedHosts)

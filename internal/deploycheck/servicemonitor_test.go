@@ -12,7 +12,7 @@ import (
 // one the role serves /metrics on.
 func TestManifests_ServiceMonitorsScrapeTheAPIAndTheWorker(t *testing.T) {
 	m := rendered(t, "production")
-	wantPort := map[string]string{"api": "http", "worker": "health"}
+	wantPort := map[string]string{"api": "metrics", "worker": "health"}
 	for component, port := range wantPort {
 		var sm *unstructured.Unstructured
 		for _, s := range m.serviceMonitors {

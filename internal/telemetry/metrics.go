@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -36,11 +37,16 @@ type HTTPMetrics struct {
 
 // New builds a registry with Go/process collectors, HTTP metrics and an
 // OpenTelemetry meter provider (for the Temporal SDK) exported into it. When
-// otlpEndpoint is set, traces are exported over OTLP (see newTracerProvider),
-// or to the exporter given to SetSpanExporter.
-func New(ctx context.Context, otlpEndpoint string) (*Telemetry, error) {
+// otlpEndpoint or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, traces are
+// exported over OTLP (see newTracerProvider), or to the exporter given to
+// SetSpanExporter.
+func New(ctx context.Context, otlpEndpoint string, opts ...Option) (*Telemetry, error) {
+	o := options{serviceName: DefaultServiceName}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildinfo.Collector(), MCPToolPanics, MCPToolCalls, MCPToolDuration)
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildinfo.Collector(), MCPToolPanics, MCPToolCalls, MCPToolDuration, LLMGatewayTokens)
 	httpm := &HTTPMetrics{
 		Requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "gatehouse_http_requests_total",
@@ -62,8 +68,8 @@ func New(ctx context.Context, otlpEndpoint string) (*Telemetry, error) {
 		HTTP:     httpm,
 		meters:   sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter)),
 	}
-	if exp := spanExporterOverride(); otlpEndpoint != "" || exp != nil {
-		tp, err := newTracerProvider(ctx, exp)
+	if exp := spanExporterOverride(); tracingWanted(otlpEndpoint, os.Getenv) || exp != nil {
+		tp, err := newTracerProvider(ctx, exp, otlpEndpoint, o.serviceName)
 		if err != nil {
 			return nil, err
 		}

@@ -16,9 +16,25 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 )
 
-// DefaultServiceName names the traced service unless OTEL_SERVICE_NAME
-// does (the chart sets gatehouse-api and gatehouse-worker).
-const DefaultServiceName = "gatehouse"
+// Service names of the roles, the resource's service.name unless
+// OTEL_SERVICE_NAME names another; DefaultServiceName is a process that
+// is several roles at once (`gatehouse dev`).
+const (
+	DefaultServiceName = "gatehouse"
+	APIServiceName     = "gatehouse-api"
+	WorkerServiceName  = "gatehouse-worker"
+)
+
+// Option adjusts New.
+type Option func(*options)
+
+type options struct{ serviceName string }
+
+// WithServiceName sets the default service.name of the traces
+// (OTEL_SERVICE_NAME still wins).
+func WithServiceName(name string) Option {
+	return func(o *options) { o.serviceName = name }
+}
 
 var exporterOverride struct {
 	sync.Mutex
@@ -40,21 +56,31 @@ func spanExporterOverride() sdktrace.SpanExporter {
 	return exporterOverride.exp
 }
 
+// tracingWanted reports whether traces are exported: an OTLP endpoint is
+// configured (endpoint, from OTEL_EXPORTER_OTLP_ENDPOINT or its flag) or
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set.
+func tracingWanted(endpoint string, getenv func(string) string) bool {
+	return endpoint != "" || strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) != ""
+}
+
 // newTracerProvider exports spans over OTLP and installs the provider and
-// the W3C trace-context propagator globally. Like the SDK's own exporters
-// (which read OTEL_EXPORTER_OTLP_ENDPOINT, _HEADERS, _INSECURE, …), it
-// follows OpenTelemetry's variables rather than Gatehouse's configuration:
-// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or OTEL_EXPORTER_OTLP_PROTOCOL picks
-// grpc (default, port 4317) or http/protobuf (port 4318); OTEL_SERVICE_NAME
-// and OTEL_RESOURCE_ATTRIBUTES describe the resource.
-func newTracerProvider(ctx context.Context, exp sdktrace.SpanExporter) (*sdktrace.TracerProvider, error) {
+// the W3C trace-context propagator globally. It follows OpenTelemetry's
+// variables: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or
+// OTEL_EXPORTER_OTLP_PROTOCOL picks http/protobuf (the specification's
+// default, port 4318) or grpc (port 4317);
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (used as is) wins over endpoint
+// (OTEL_EXPORTER_OTLP_ENDPOINT, to which http/protobuf appends
+// /v1/traces); the exporters read _HEADERS, _CERTIFICATE, _TIMEOUT, … on
+// their own; OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES describe the
+// resource, whose service.name is serviceName otherwise.
+func newTracerProvider(ctx context.Context, exp sdktrace.SpanExporter, endpoint, serviceName string) (*sdktrace.TracerProvider, error) {
 	if exp == nil {
 		var err error
-		if exp, err = otlpExporter(ctx, otlpProtocol(os.Getenv)); err != nil {
+		if exp, err = otlpExporter(ctx, otlpProtocol(os.Getenv), endpoint, os.Getenv); err != nil {
 			return nil, fmt.Errorf("otlp exporter: %w", err)
 		}
 	}
-	res, err := resource.New(ctx, resource.WithAttributes(semconv.ServiceName(DefaultServiceName)), resource.WithFromEnv())
+	res, err := resource.New(ctx, resource.WithAttributes(semconv.ServiceName(serviceName)), resource.WithFromEnv())
 	if err != nil {
 		return nil, fmt.Errorf("trace resource: %w", err)
 	}
@@ -71,15 +97,28 @@ func otlpProtocol(getenv func(string) string) string {
 			return v
 		}
 	}
-	return "grpc"
+	return "http/protobuf"
 }
 
-func otlpExporter(ctx context.Context, protocol string) (sdktrace.SpanExporter, error) {
+// otlpExporter builds the exporter of protocol. endpoint is passed on
+// explicitly (it may come from a flag rather than the environment) unless
+// the signal's own OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, which the
+// exporter then reads itself.
+func otlpExporter(ctx context.Context, protocol, endpoint string, getenv func(string) string) (sdktrace.SpanExporter, error) {
+	explicit := endpoint != "" && strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) == ""
 	switch protocol {
 	case "grpc":
-		return otlptracegrpc.New(ctx)
+		var opts []otlptracegrpc.Option
+		if explicit {
+			opts = append(opts, otlptracegrpc.WithEndpointURL(endpoint))
+		}
+		return otlptracegrpc.New(ctx, opts...)
 	case "http/protobuf":
-		return otlptracehttp.New(ctx)
+		var opts []otlptracehttp.Option
+		if explicit {
+			opts = append(opts, otlptracehttp.WithEndpointURL(strings.TrimRight(endpoint, "/")+"/v1/traces"))
+		}
+		return otlptracehttp.New(ctx, opts...)
 	default:
 		return nil, fmt.Errorf("OTLP protocol %q: use grpc or http/protobuf", protocol)
 	}

@@ -38,7 +38,8 @@ func TestOTLPProtocol_FollowsOpenTelemetryVariables(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{map[string]string{}, "grpc"},
+		{map[string]string{}, "http/protobuf"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, "grpc"},
 		{map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"}, "http/protobuf"},
 		{map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf"}, "http/protobuf"},
 	}
@@ -48,13 +49,13 @@ func TestOTLPProtocol_FollowsOpenTelemetryVariables(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"grpc", "http/protobuf"} {
-		exp, err := otlpExporter(context.Background(), p)
+		exp, err := otlpExporter(context.Background(), p, "http://127.0.0.1:1", func(string) string { return "" })
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
 		_ = exp.Shutdown(context.Background())
 	}
-	if _, err := otlpExporter(context.Background(), "http/json"); err == nil {
+	if _, err := otlpExporter(context.Background(), "http/json", "", func(string) string { return "" }); err == nil {
 		t.Fatal("an unsupported protocol must be refused, not silently replaced")
 	}
 }
@@ -63,7 +64,7 @@ func TestTracing_ServiceNameAndResourceAttributesFromTheEnvironment(t *testing.T
 	t.Setenv("OTEL_SERVICE_NAME", "gatehouse-worker")
 	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=staging")
 	exp := tracetest.NewInMemoryExporter()
-	tp, err := newTracerProvider(context.Background(), exp)
+	tp, err := newTracerProvider(context.Background(), exp, "", APIServiceName)
 	if err != nil {
 		t.Fatal(err)
 	}
