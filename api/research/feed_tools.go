@@ -61,7 +61,7 @@ func feedPost(ctx context.Context, s *Service, c *Call) (any, error) {
 	}
 	var h models.FeedHandle
 	if s.DB.WithContext(ctx).Where("project_id = ? AND handle = ?", in.ProjectID, in.Handle).Take(&h).Error != nil {
-		return nil, toolErr("not_found", "/handle", "handle %s is not registered; call feed.register first", in.Handle)
+		return nil, toolErr(CodeNotFound, "/handle", "handle %s is not registered; call feed.register first", in.Handle)
 	}
 	if in.Kind == "" {
 		in.Kind = "status"

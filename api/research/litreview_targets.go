@@ -24,7 +24,7 @@ func (s *Service) checkTarget(ctx context.Context, projectID string, tg litTarge
 		return err
 	}
 	if n == 0 {
-		return toolErr("not_found", pointer, "no %s %s in this project", tg.Type, tg.ID)
+		return toolErr(CodeNotFound, pointer, "no %s %s in this project", tg.Type, tg.ID)
 	}
 	return nil
 }

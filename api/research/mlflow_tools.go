@@ -19,7 +19,7 @@ var mlflowKeyUnsafe = regexp.MustCompile(`[^A-Za-z0-9_\-. /]`)
 // mlflowClient is the configured tracking server, or a typed error.
 func (s *Service) mlflowClient() (*mlflow.Client, error) {
 	if s.Config.MLflowTrackingURI == "" {
-		return nil, &ToolError{Code: "unavailable", Message: "tracking is on but GATEHOUSE_MLFLOW_TRACKING_URI is not set"}
+		return nil, &ToolError{Code: CodeUnavailable, Message: "tracking is on but GATEHOUSE_MLFLOW_TRACKING_URI is not set"}
 	}
 	return &mlflow.Client{BaseURL: s.Config.MLflowTrackingURI}, nil
 }
@@ -67,7 +67,7 @@ func (s *Service) mlflowRun(ctx context.Context, c *Call) (models.Experiment, mo
 }
 
 func mlflowFailed(err error) error {
-	return &ToolError{Code: "unavailable", Message: "the MLflow tracking server refused or failed: " + err.Error()}
+	return &ToolError{Code: CodeUnavailable, Message: "the MLflow tracking server refused or failed: " + err.Error()}
 }
 
 func mlflowView(s *Service, run models.MLflowRun) map[string]any {

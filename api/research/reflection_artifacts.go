@@ -33,7 +33,7 @@ func (s *Service) reflectionArtifactSubmit(ctx context.Context, c *Call, in arti
 		return nil, err
 	}
 	if st.Status.Terminal() {
-		return nil, toolErr("gate_blocked", "/target_id", "the reflection is %s; it takes no more artifacts", st.Status)
+		return nil, toolErr(CodeGateBlocked, "/target_id", "the reflection is %s; it takes no more artifacts", st.Status)
 	}
 	if in.Role == string(rg.EvLensDocs) {
 		found := false
@@ -41,7 +41,7 @@ func (s *Service) reflectionArtifactSubmit(ctx context.Context, c *Call, in arti
 			found = found || l.ID == in.LensID
 		}
 		if !found {
-			return nil, toolErr("invalid_input", "/lens_id", "a reflection_lens_doc needs the lens_id of a roster lens (next: %s)", st.NextLens())
+			return nil, toolErr(CodeInvalidInput, "/lens_id", "a reflection_lens_doc needs the lens_id of a roster lens (next: %s)", st.NextLens())
 		}
 	} else if in.LensID != "" {
 		return nil, invalid("/lens_id", "lens_id belongs only to role reflection_lens_doc")
@@ -82,7 +82,7 @@ func (s *Service) uploadReflection(c *gin.Context, a models.Artifact) {
 	key := artifactAttemptKey(a)
 	info, err := s.Blobs.Put(ctx, key, c.Request.Body, max)
 	if err != nil {
-		rest.Abort(c, http.StatusRequestEntityTooLarge, "invalid_input", "upload refused: "+err.Error())
+		rest.Abort(c, http.StatusRequestEntityTooLarge, CodeInvalidInput, "upload refused: "+err.Error())
 		return
 	}
 	st, err := s.reflectionState(ctx, a.TargetID)
@@ -91,7 +91,7 @@ func (s *Service) uploadReflection(c *gin.Context, a models.Artifact) {
 		return
 	}
 	if st.Status.Terminal() {
-		rest.Abort(c, http.StatusConflict, "gate_blocked", "the reflection is "+string(st.Status)+"; it takes no more artifacts")
+		rest.Abort(c, http.StatusConflict, CodeGateBlocked, "the reflection is "+string(st.Status)+"; it takes no more artifacts")
 		return
 	}
 	var problems []string

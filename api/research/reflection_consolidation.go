@@ -129,13 +129,13 @@ func consolidationSubmit(ctx context.Context, s *Service, c *Call) (any, error) 
 		return nil, err
 	}
 	if st.Status != rg.Consolidating {
-		return nil, toolErr("gate_blocked", "/reflection_id", "the reflection is %s; a consolidation proposal is taken only while consolidating", st.Status)
+		return nil, toolErr(CodeGateBlocked, "/reflection_id", "the reflection is %s; a consolidation proposal is taken only while consolidating", st.Status)
 	}
 	if st.Advance != nil {
-		return nil, toolErr("conflict", "/reflection_id", "a central advance is %s; proposals are refused while one is intended or bound", st.Advance.Status)
+		return nil, toolErr(CodeConflict, "/reflection_id", "a central advance is %s; proposals are refused while one is intended or bound", st.Advance.Status)
 	}
 	if st.Proposal != nil {
-		return nil, &ToolError{Code: "conflict", Pointer: "/reflection_id", Message: "a consolidation proposal was already submitted for this attempt (revision) and is immutable",
+		return nil, &ToolError{Code: CodeConflict, Pointer: "/reflection_id", Message: "a consolidation proposal was already submitted for this attempt (revision) and is immutable",
 			Details: map[string]any{"proposal_id": st.Proposal.ProposalID, "proposal_revision": st.Proposal.Revision}}
 	}
 	if err := checkDecisions(st.Corpus, in.Decisions); err != nil {
@@ -187,7 +187,7 @@ func checkDecisions(corpus []string, ds []proposalDecision) error {
 		}
 	}
 	if len(missing) > 0 {
-		return &ToolError{Code: "invalid_input", Pointer: "/decisions", Message: "one decision per corpus experiment is required",
+		return &ToolError{Code: CodeInvalidInput, Pointer: "/decisions", Message: "one decision per corpus experiment is required",
 			Details: map[string]any{"missing_experiment_ids": missing}}
 	}
 	return nil

@@ -59,7 +59,7 @@ func reflectionGet(ctx context.Context, s *Service, c *Call) (any, error) {
 			return nil, err
 		}
 		if !ok {
-			return nil, toolErr("not_found", "/reflection_id", "project %s has no reflection; open one with reflection.create", in.ProjectID)
+			return nil, toolErr(CodeNotFound, "/reflection_id", "project %s has no reflection; open one with reflection.create", in.ProjectID)
 		}
 		in.ReflectionID = r.ID
 	}

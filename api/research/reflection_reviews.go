@@ -42,7 +42,7 @@ func (s *Service) reflectionReviewRequest(ctx context.Context, c *Call, in revie
 	}
 	kind := st.ReviewKind()
 	if kind == "" || st.Decision().ReviewEvidence == "" {
-		return nil, toolErr("gate_blocked", "/target_id", "no review is due at reflection gate %s", st.Decision().Gate)
+		return nil, toolErr(CodeGateBlocked, "/target_id", "no review is due at reflection gate %s", st.Decision().Gate)
 	}
 	proj, err := s.project(ctx, c, in.ProjectID)
 	if err != nil {
@@ -88,7 +88,7 @@ func (s *Service) openReflectionSession(ctx context.Context, r models.ReviewRequ
 		return models.ReviewSession{}, err
 	}
 	if st.SnapshotToken() != r.SnapshotToken {
-		return models.ReviewSession{}, toolErr("conflict", "/review_request_id", "the reflection changed since the review was requested; the producer must request a new review")
+		return models.ReviewSession{}, toolErr(CodeConflict, "/review_request_id", "the reflection changed since the review was requested; the producer must request a new review")
 	}
 	sess := newReviewSession(r, p, callerSessionID, agent)
 	if err := models.StartReviewSession(ctx, s.DB, r, sess); err != nil {

@@ -35,7 +35,7 @@ func (s *Service) reflectionRow(ctx context.Context, c *Call, projectID, id stri
 	var r models.Reflection
 	err := s.DB.WithContext(ctx).Where("id = ? AND project_id = ?", id, projectID).Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return r, toolErr("not_found", "/reflection_id", "no reflection %s in project %s", id, projectID)
+		return r, toolErr(CodeNotFound, "/reflection_id", "no reflection %s in project %s", id, projectID)
 	}
 	return r, err
 }

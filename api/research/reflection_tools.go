@@ -141,7 +141,7 @@ func reflectionTransition(ctx context.Context, s *Service, c *Call) (any, error)
 	}
 	// A finished wave's workflow takes no updates; answer as its table would.
 	if st, err := s.reflectionState(ctx, in.ReflectionID); err == nil && st.Status.Terminal() {
-		return nil, &ToolError{Code: "gate_blocked", Pointer: "/transition", Message: "the reflection is " + string(st.Status) + "; no transition leaves it",
+		return nil, &ToolError{Code: CodeGateBlocked, Pointer: "/transition", Message: "the reflection is " + string(st.Status) + "; no transition leaves it",
 			Details: map[string]any{"current_gate": "terminal", "allowed_transitions": []string{}}}
 	}
 	h, err := s.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: wf.ReflectionWorkflowID(in.ReflectionID),

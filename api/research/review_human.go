@@ -53,7 +53,7 @@ func (s *Service) AnswerHumanReview(ctx context.Context, operator platform.Princ
 
 func (s *Service) answerHumanReview(ctx context.Context, operator platform.Principal, requestID string, v Verdict) (map[string]any, error) {
 	if operator.Role != platform.RoleOperator || operator.CredentialID == "" {
-		return nil, toolErr("forbidden", "", "only an operator answers a human review")
+		return nil, toolErr(CodeForbidden, "", "only an operator answers a human review")
 	}
 	if v.Synopsis == "" {
 		return nil, invalid("/synopsis", "a verdict needs a synopsis")
@@ -61,13 +61,13 @@ func (s *Service) answerHumanReview(ctx context.Context, operator platform.Princ
 	var r models.ReviewRequest
 	err := s.DB.WithContext(ctx).Where("id = ?", requestID).Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, toolErr("not_found", "/review_request_id", "no review request %s", requestID)
+		return nil, toolErr(CodeNotFound, "/review_request_id", "no review request %s", requestID)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if r.Role != models.RoleHuman {
-		return nil, toolErr("forbidden", "/review_request_id", "review request %s is for a %s, not a human", r.ID, r.Role)
+		return nil, toolErr(CodeForbidden, "/review_request_id", "review request %s is for a %s, not a human", r.ID, r.Role)
 	}
 	// Check the verdict before opening a session, so a bad one writes nothing.
 	if _, err := routeFor(r, v); err != nil {
@@ -77,7 +77,7 @@ func (s *Service) answerHumanReview(ctx context.Context, operator platform.Princ
 	switch r.Status {
 	case models.ReviewRequested:
 		if !s.now().Before(r.ExpiresAt) {
-			return nil, toolErr("expired", "/review_request_id", "the review request expired; ask the producer for a new review.request")
+			return nil, toolErr(CodeExpired, "/review_request_id", "the review request expired; ask the producer for a new review.request")
 		}
 		if sess, err = s.openSession(ctx, r, operator, "operator:"+operator.CredentialID, "human:"+operator.Name); err != nil {
 			return nil, err
@@ -88,7 +88,7 @@ func (s *Service) answerHumanReview(ctx context.Context, operator platform.Princ
 			return nil, err
 		}
 	default:
-		return nil, toolErr("conflict", "/review_request_id", "the review request is %s; a verdict is recorded once", r.Status)
+		return nil, toolErr(CodeConflict, "/review_request_id", "the review request is %s; a verdict is recorded once", r.Status)
 	}
 	return s.recordVerdict(ctx, sess, r, v)
 }
@@ -97,7 +97,7 @@ func (s *Service) answerHumanReview(ctx context.Context, operator platform.Princ
 func (s *Service) answerHumanReviewHTTP(c *gin.Context) {
 	var v Verdict
 	if err := c.ShouldBindJSON(&v); err != nil {
-		rest.Abort(c, http.StatusBadRequest, "invalid_input", "body must be {verdict, synopsis, return_to?, notes?}")
+		rest.Abort(c, http.StatusBadRequest, CodeInvalidInput, "body must be {verdict, synopsis, return_to?, notes?}")
 		return
 	}
 	p, _ := rest.PrincipalOf(c)

@@ -23,7 +23,7 @@ func (s *Service) rebuiltExperimentState(ctx context.Context, id string) (wf.Exp
 	var e models.Experiment
 	err := s.DB.WithContext(ctx).Where("id = ?", id).Take(&e).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return wf.ExperimentState{}, toolErr("not_found", "/experiment_id", "no experiment %s", id)
+		return wf.ExperimentState{}, toolErr(CodeNotFound, "/experiment_id", "no experiment %s", id)
 	}
 	if err != nil {
 		return wf.ExperimentState{}, err
@@ -48,7 +48,7 @@ func (s *Service) rebuiltReflectionState(ctx context.Context, id string) (wf.Ref
 	var r models.Reflection
 	err := s.DB.WithContext(ctx).Where("id = ?", id).Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return wf.ReflectionState{}, toolErr("not_found", "/reflection_id", "no reflection %s", id)
+		return wf.ReflectionState{}, toolErr(CodeNotFound, "/reflection_id", "no reflection %s", id)
 	}
 	if err != nil {
 		return wf.ReflectionState{}, err

@@ -37,13 +37,13 @@ func (s *Service) objectByUploadToken(c *gin.Context) (models.StorageObject, boo
 	err := s.DB.WithContext(c.Request.Context()).Where("upload_token_hash = ?", platform.HashSecret(c.Param("token"))).Take(&o).Error
 	switch {
 	case errors.Is(err, gorm.ErrRecordNotFound):
-		rest.Abort(c, http.StatusNotFound, "not_found", "unknown upload token")
+		rest.Abort(c, http.StatusNotFound, CodeNotFound, "unknown upload token")
 		return o, false
 	case err != nil:
 		rest.Unavailable(c, "database unavailable; retry")
 		return o, false
 	case o.UploadExpiresAt == nil || s.now().After(*o.UploadExpiresAt):
-		rest.Abort(c, http.StatusGone, "expired", "the upload token expired; call storage.submit again")
+		rest.Abort(c, http.StatusGone, CodeExpired, "the upload token expired; call storage.submit again")
 		return o, false
 	}
 	return o, true
@@ -58,16 +58,16 @@ func (s *Service) storageUpload(c *gin.Context) {
 		return
 	}
 	if o.Status != models.StorageUploading {
-		rest.Abort(c, http.StatusConflict, "conflict", "object "+o.ID+" is "+o.Status+"; it takes no bytes")
+		rest.Abort(c, http.StatusConflict, CodeConflict, "object "+o.ID+" is "+o.Status+"; it takes no bytes")
 		return
 	}
 	if o.UploadBlobKey == "" {
-		rest.Abort(c, http.StatusGone, "expired", "this upload token predates per-attempt uploads; call storage.put_object for a new one")
+		rest.Abort(c, http.StatusGone, CodeExpired, "this upload token predates per-attempt uploads; call storage.put_object for a new one")
 		return
 	}
 	info, err := s.Blobs.Put(c.Request.Context(), o.UploadBlobKey, c.Request.Body, max(o.SizeBytes, 1))
 	if err != nil {
-		rest.Abort(c, http.StatusRequestEntityTooLarge, "invalid_input", "upload refused (more bytes than size_bytes declared?): "+err.Error())
+		rest.Abort(c, http.StatusRequestEntityTooLarge, CodeInvalidInput, "upload refused (more bytes than size_bytes declared?): "+err.Error())
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"object_id": o.ID, "received_sha256": info.SHA256, "received_bytes": info.Size, "next": "POST the completion URL"})
@@ -122,7 +122,7 @@ func (s *Service) completeUpload(ctx context.Context, o models.StorageObject) (m
 		if err != nil {
 			return nil, err
 		}
-		return nil, &ToolError{Code: "invalid_input", Reason: "upload_rejected", Pointer: "/sha256", Message: "upload rejected, nothing kept: " + reason,
+		return nil, &ToolError{Code: CodeInvalidInput, Reason: "upload_rejected", Pointer: "/sha256", Message: "upload rejected, nothing kept: " + reason,
 			Details: map[string]any{"object_id": o.ID, "status": done.Status}}
 	}
 	done, won, err := models.BindCompletion(ctx, s.DB, o.ID, key, s.now(), s.Config.StorageRetention)
@@ -186,16 +186,16 @@ func (s *Service) storageDownload(c *gin.Context) {
 	ctx := c.Request.Context()
 	var tok models.StorageToken
 	if err := s.DB.WithContext(ctx).Where("token_hash = ?", platform.HashSecret(c.Param("token"))).Take(&tok).Error; err != nil {
-		rest.Abort(c, http.StatusNotFound, "not_found", "unknown download token")
+		rest.Abort(c, http.StatusNotFound, CodeNotFound, "unknown download token")
 		return
 	}
 	if s.now().After(tok.ExpiresAt) {
-		rest.Abort(c, http.StatusGone, "expired", "the download URL expired; call storage.fetch again")
+		rest.Abort(c, http.StatusGone, CodeExpired, "the download URL expired; call storage.fetch again")
 		return
 	}
 	var o models.StorageObject
 	if err := s.DB.WithContext(ctx).Where("id = ?", tok.ObjectID).Take(&o).Error; err != nil || o.Status != models.StorageAvailable {
-		rest.Abort(c, http.StatusGone, "expired", "the object is no longer available")
+		rest.Abort(c, http.StatusGone, CodeExpired, "the object is no longer available")
 		return
 	}
 	rc, err := s.Blobs.Open(ctx, o.BlobKey)

@@ -64,7 +64,7 @@ func artifactSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	if st.Status.Terminal() {
-		return nil, toolErr("gate_blocked", "/target_id", "the experiment is %s; it takes no more artifacts", st.Status)
+		return nil, toolErr(CodeGateBlocked, "/target_id", "the experiment is %s; it takes no more artifacts", st.Status)
 	}
 	token := "up_" + models.RandomHex(32)
 	a := models.Artifact{ID: models.NewID("art_"), ProjectID: e.ProjectID, TargetType: in.TargetType, TargetID: e.ID, Role: in.Role,

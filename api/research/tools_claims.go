@@ -78,7 +78,7 @@ func claimUpdate(ctx context.Context, s *Service, c *Call) (any, error) {
 	}
 	var cl models.Claim
 	if err := s.DB.WithContext(ctx).Where("id = ? AND project_id = ?", in.ClaimID, in.ProjectID).Take(&cl).Error; err != nil {
-		return nil, toolErr("not_found", "/claim_id", "no claim %s in this project", in.ClaimID)
+		return nil, toolErr(CodeNotFound, "/claim_id", "no claim %s in this project", in.ClaimID)
 	}
 	if in.Status == "" && in.Confidence == "" {
 		return nil, invalid("", "give status or confidence")
@@ -171,7 +171,7 @@ func candidateStage(ctx context.Context, s *Service, c *Call) (any, error) {
 	}
 	var cand models.Candidate
 	if err := s.DB.WithContext(ctx).Where("id = ? AND project_id = ?", in.CandidateID, in.ProjectID).Take(&cand).Error; err != nil {
-		return nil, toolErr("not_found", "/candidate_id", "no candidate %s in this project", in.CandidateID)
+		return nil, toolErr(CodeNotFound, "/candidate_id", "no candidate %s in this project", in.CandidateID)
 	}
 	if err := s.checkStageRef(ctx, in.ProjectID, in); err != nil {
 		return nil, err

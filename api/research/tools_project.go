@@ -59,7 +59,7 @@ func projectTool(ctx context.Context, s *Service, c *Call) (any, error) {
 		return map[string]any{"project": nil, "projects": ps, "hint": "pass project_id; this credential may use several projects"}, nil
 	case "create":
 		if c.Principal.Role != platform.RoleOperator {
-			return nil, toolErr("forbidden", "/action", "external keys cannot create projects; ask an operator")
+			return nil, toolErr(CodeForbidden, "/action", "external keys cannot create projects; ask an operator")
 		}
 		if strings.TrimSpace(in.Name) == "" {
 			return nil, invalid("/name", "create needs a name")

@@ -85,7 +85,7 @@ func reviewRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 	}
 	kind := wf.ReviewKindOf(st.Status)
 	if kind == "" {
-		return nil, toolErr("gate_blocked", "/target_id", "no review is due at status %s", st.Status)
+		return nil, toolErr(CodeGateBlocked, "/target_id", "no review is due at status %s", st.Status)
 	}
 	if err := reviewRoleFits(proj, kind, in.Role); err != nil {
 		return nil, err
@@ -145,17 +145,17 @@ func reviewSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 	}
 	var sess models.ReviewSession
 	if err := s.DB.WithContext(ctx).Where("id = ?", in.SessionID).Take(&sess).Error; err != nil {
-		return nil, toolErr("not_found", "/review_session_id", "no such review session")
+		return nil, toolErr(CodeNotFound, "/review_session_id", "no such review session")
 	}
 	var req models.ReviewRequest
 	if err := s.DB.WithContext(ctx).Where("id = ?", sess.RequestID).Take(&req).Error; err != nil {
 		return nil, err
 	}
 	if req.Role == models.RoleHuman && c.Principal.Role != platform.RoleOperator {
-		return nil, toolErr("forbidden", "/review_session_id", "a human review is answered by an operator")
+		return nil, toolErr(CodeForbidden, "/review_session_id", "a human review is answered by an operator")
 	}
 	if sess.OpenedByCredential == "" || sess.OpenedByCredential != c.Principal.CredentialID {
-		return nil, &ToolError{Code: "forbidden", Pointer: "/review_session_id", Reason: "review_session_bound",
+		return nil, &ToolError{Code: CodeForbidden, Pointer: "/review_session_id", Reason: "review_session_bound",
 			Message: "a review session is answered only by the credential that started it"}
 	}
 	return s.recordVerdict(ctx, sess, req, Verdict{Verdict: in.Verdict, ReturnTo: in.ReturnTo, Synopsis: in.Synopsis, Notes: in.Notes,
@@ -203,7 +203,7 @@ func (s *Service) openSession(ctx context.Context, r models.ReviewRequest, p pla
 		return models.ReviewSession{}, err
 	}
 	if st.SnapshotToken() != r.SnapshotToken {
-		return models.ReviewSession{}, toolErr("conflict", "/review_request_id", "the target changed since the review was requested; the producer must request a new review")
+		return models.ReviewSession{}, toolErr(CodeConflict, "/review_request_id", "the target changed since the review was requested; the producer must request a new review")
 	}
 	sess := newReviewSession(r, p, callerSessionID, agent)
 	if err := models.StartReviewSession(ctx, s.DB, r, sess); err != nil {
