@@ -2,6 +2,7 @@ package research
 
 import (
 	"context"
+	"slices"
 
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
@@ -36,14 +37,14 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The experiment workflow is the authority for the gate; whether a
-	// sandbox runs comes from the sandbox mirror (execution_active).
+	// The gate is the workflow's own decision on its state; whether a
+	// sandbox runs comes from the sandbox mirror, its authority, which a
+	// signal to the workflow may not have reached yet (execution_active).
 	sbx := s.sandboxBlock(ctx, e.ID)
-	f := st.Facts()
-	if sbx["status"] == models.SandboxRunning {
-		f[gates.EvSandboxRunning] = gates.Satisfied
+	if uid, _ := sbx["sandbox_uid"].(string); sbx["status"] == models.SandboxRunning && !slices.Contains(st.SandboxesRunning, uid) {
+		st.SandboxesRunning = append(st.SandboxesRunning, uid)
 	}
-	d := gates.Evaluate(st.Status, f)
+	d := st.Decision()
 	workflow := map[string]any{"current_gate": d.Gate, "next_action": d.NextAction, "allowed_actions": s.allowedActions(c.Principal, d.AllowedTools, d.Transitions),
 		"allowed_transitions": d.Transitions, "blocked_actions": d.BlockedActions, "missing_evidence": d.MissingEvidence,
 		"revision_context": st.RevisionContext, "status": st.Status, "attempt_index": st.Attempt}
