@@ -70,7 +70,7 @@ func (s *Service) answerHumanReview(ctx context.Context, operator platform.Princ
 		return nil, toolErr(CodeForbidden, "/review_request_id", "review request %s is for a %s, not a human", r.ID, r.Role)
 	}
 	// Check the verdict before opening a session, so a bad one writes nothing.
-	if _, err := routeFor(r, v); err != nil {
+	if err := routeFor(r, v); err != nil {
 		return nil, err
 	}
 	var sess models.ReviewSession

@@ -9,7 +9,6 @@ import (
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
-	"github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
 
 // reviewTTL is how long a reviewer capability is valid.
@@ -56,17 +55,6 @@ type reviewArgs struct {
 	Evidence          map[string]any `json:"evidence"`
 }
 
-func snapshotOf(st wf.ExperimentState) map[string]any {
-	arts := []map[string]any{}
-	for _, a := range st.Artifacts {
-		if a.Attempt == st.Attempt {
-			arts = append(arts, map[string]any{"artifact_id": a.ArtifactID, "role": a.Role, "attempt_index": a.Attempt})
-		}
-	}
-	return map[string]any{"target_type": "experiment", "target_id": st.ExperimentID, "status": st.Status,
-		"attempt_index": st.Attempt, "artifacts": arts, "snapshot_token": st.SnapshotToken()}
-}
-
 func reviewRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 	var in reviewArgs
 	if err := c.decode(&in); err != nil {
@@ -83,23 +71,11 @@ func reviewRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	kind := wf.ReviewKindOf(st.Status)
-	if kind == "" {
-		return nil, toolErr(CodeGateBlocked, "/target_id", "no review is due at status %s", st.Status)
-	}
-	if err := reviewRoleFits(proj, kind, in.Role); err != nil {
+	a, err := s.newReviewRequest(c, proj, experimentTarget{st: st, name: e.Name}, in)
+	if err != nil {
 		return nil, err
 	}
-	if in.ProducerSessionID == "" {
-		in.ProducerSessionID = "main"
-	}
-	capability := "rp_" + models.RandomHex(32)
-	snap := snapshotOf(st)
-	raw, _ := json.Marshal(snap)
-	r := models.ReviewRequest{ID: models.NewID("rr_"), ProjectID: e.ProjectID, TargetType: "experiment", TargetID: e.ID, Kind: kind,
-		Role: in.Role, Reason: in.Reason, ProducerSessionID: in.ProducerSessionID, ProducerCredential: c.Principal.CredentialID,
-		CapabilityHash: platform.HashSecret(capability), SnapshotToken: st.SnapshotToken(), SnapshotJSON: string(raw),
-		Status: models.ReviewRequested, ExpiresAt: s.now().Add(reviewTTL)}
+	r, kind := a.request, a.request.Kind
 	if err := models.CreateReviewRequest(ctx, s.DB, r); err != nil {
 		return nil, err
 	}
@@ -108,12 +84,7 @@ func reviewRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	s.awaitRevision(ctx, e.ID, st.Revision)
-	return map[string]any{"review_request_id": r.ID, "reviewer_capability": capability, "role": r.Role,
-		"target_snapshot_id": r.SnapshotToken, "target_snapshot": snap, "expires_at": r.ExpiresAt,
-		"reviewer_handoff": map[string]any{"role": r.Role, "skill": kind + "-review", "target_type": "experiment", "target_id": e.ID,
-			"read_only": true, "start_tool": "review.start", "submit_tool": "review.submit",
-			"spawn_prompt": "You are the " + r.Role + " for experiment " + e.Name + ". Call review.start with review_request_id " + r.ID +
-				", the reviewer capability and your own caller_session_id; read the artifacts with artifact.find include_content=true; then review.submit a verdict."}}, nil
+	return a, nil
 }
 
 func reviewStart(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -169,7 +140,7 @@ func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, 
 	if req.TargetType == "reflection" {
 		return s.recordReflectionVerdict(ctx, sess, req, v)
 	}
-	route, err := routeFor(req, v)
+	moved, err := experimentTarget{}.moved(req.Kind, v)
 	if err != nil {
 		return nil, err
 	}
@@ -185,11 +156,7 @@ func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, 
 		return nil, err
 	}
 	s.awaitRevision(ctx, req.TargetID, st.Revision)
-	out := map[string]any{"review_session_id": sess.ID, "review_request_id": req.ID, "verdict": v.Verdict, "recorded": true}
-	if route.Moves {
-		out["target_status"], out["new_attempt"] = route.To, route.NewAttempt
-	}
-	return out, nil
+	return verdictAnswer(sess, req, v, moved), nil
 }
 
 // openSession opens the review session of a claimed request, once, if the
@@ -202,11 +169,8 @@ func (s *Service) openSession(ctx context.Context, r models.ReviewRequest, p pla
 	if err != nil {
 		return models.ReviewSession{}, err
 	}
-	if st.SnapshotToken() != r.SnapshotToken {
-		return models.ReviewSession{}, toolErr(CodeConflict, "/review_request_id", "the target changed since the review was requested; the producer must request a new review")
-	}
-	sess := newReviewSession(r, p, callerSessionID, agent)
-	if err := models.StartReviewSession(ctx, s.DB, r, sess); err != nil {
+	sess, err := s.reviewStarted(ctx, experimentTarget{st: st}, r, p, callerSessionID, agent)
+	if err != nil {
 		return models.ReviewSession{}, err
 	}
 	if err := s.signal(ctx, r.TargetID, wf.ReviewStartedSignal, wf.ReviewStarted{Kind: r.Kind, RequestID: r.ID}); err != nil {
@@ -217,20 +181,9 @@ func (s *Service) openSession(ctx context.Context, r models.ReviewRequest, p pla
 }
 
 // routeFor checks a verdict against the review status of req's kind.
-func routeFor(req models.ReviewRequest, v Verdict) (gates.Route, error) {
-	if req.TargetType == "reflection" {
-		_, err := reflectgates.RouteVerdict(req.Kind, v.Verdict, v.ReturnTo)
-		return gates.Route{}, verdictError(err)
-	}
-	reviewStatus := gates.DesignReview
-	if req.Kind == "experiment" {
-		reviewStatus = gates.ExperimentReview
-	}
-	route, err := gates.RouteVerdict(reviewStatus, v.Verdict, v.ReturnTo)
-	if err != nil {
-		return route, verdictError(err)
-	}
-	return route, nil
+func routeFor(req models.ReviewRequest, v Verdict) error {
+	_, err := reviewTargetOf(req.TargetType).moved(req.Kind, v)
+	return err
 }
 
 func verdictError(err error) error {

@@ -1,22 +1,25 @@
 package research
 
-import wf "github.com/gatehouse/gatehouse/workflows/research"
+import (
+	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
+)
 
-// Error codes a ToolError carries (its "code" field); statusOf maps each to
-// the HTTP status of the REST mirror.
+// Error codes a ToolError carries (its "code" field), the models' codes
+// where they share one; statusOf maps each to the REST mirror's status.
 const (
 	// CodeInvalidInput: the arguments are wrong; nothing changed.
-	CodeInvalidInput = "invalid_input"
+	CodeInvalidInput = models.CodeInvalid
 	// CodeForbidden: this credential may not do that.
-	CodeForbidden = "forbidden"
+	CodeForbidden = models.CodeForbidden
 	// CodeNotFound: no such project, target, session or object here.
-	CodeNotFound = "not_found"
+	CodeNotFound = models.CodeNotFound
 	// CodeConflict: the target changed under the call, or it was already done.
-	CodeConflict = "conflict"
+	CodeConflict = models.CodeConflict
 	// CodeGateBlocked: the workflow's gate does not allow that now.
 	CodeGateBlocked = "gate_blocked"
 	// CodeExpired: a token, capability or object outlived its lifetime.
-	CodeExpired = "expired"
+	CodeExpired = models.CodeExpired
 	// CodeUnavailable: a dependency (Temporal, storage) did not answer; retry.
 	CodeUnavailable = "unavailable"
 	// CodeUnsupported: this deployment cannot do that (a provider lacks it).
