@@ -7,7 +7,6 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
-	"gorm.io/gorm"
 
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
@@ -19,9 +18,8 @@ func (s *Service) project(ctx context.Context, c *Call, id string) (models.Proje
 	if !c.Principal.MayUseProject(id) {
 		return models.Project{}, toolErr(CodeForbidden, "/project_id", "this credential may not use project %s", id)
 	}
-	var p models.Project
-	err := s.DB.WithContext(ctx).Where("id = ?", id).Take(&p).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	p, err := models.ProjectByID(ctx, s.DB, id)
+	if errors.Is(err, models.ErrNoRecord) {
 		return p, toolErr(CodeNotFound, "/project_id", "no project %s", id)
 	}
 	return p, err
@@ -33,9 +31,8 @@ func (s *Service) experiment(ctx context.Context, c *Call, projectID, id string)
 	if err != nil {
 		return p, models.Experiment{}, err
 	}
-	var e models.Experiment
-	err = s.DB.WithContext(ctx).Where("id = ? AND project_id = ?", id, projectID).Take(&e).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	e, err := models.ExperimentInProject(ctx, s.DB, projectID, id)
+	if errors.Is(err, models.ErrNoRecord) {
 		return p, e, toolErr(CodeNotFound, "/experiment_id", "no experiment %s in project %s", id, projectID)
 	}
 	return p, e, err

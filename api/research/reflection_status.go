@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"gorm.io/gorm"
 
 	models "github.com/gatehouse/gatehouse/models/research"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
@@ -14,8 +13,8 @@ import (
 // the wave's gate, next action, review gate and artifact guidance (the
 // next lens_id for a lens doc). ok is false when no wave is open.
 func (s *Service) reflectionStatus(ctx context.Context, c *Call, p models.Project) (any, bool, error) {
-	var r models.Reflection
-	if s.DB.WithContext(ctx).Where("open_project = ?", p.ID).Take(&r).Error != nil {
+	r, err := models.OpenReflection(ctx, s.DB, p.ID)
+	if err != nil {
 		return nil, false, nil
 	}
 	st, err := s.reflectionState(ctx, r.ID)
@@ -77,9 +76,8 @@ func (s *Service) reflectionStatus(ctx context.Context, c *Call, p models.Projec
 // latestPublishedReflection summarizes the project's newest published
 // wave with its pinned graph and doc (nil if none).
 func (s *Service) latestPublishedReflection(ctx context.Context, projectID string) (any, error) {
-	var r models.Reflection
-	err := s.DB.WithContext(ctx).Where("project_id = ? AND published_at IS NOT NULL", projectID).Order("published_at DESC").Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	r, err := models.LatestPublishedReflection(ctx, s.DB, projectID, "")
+	if errors.Is(err, models.ErrNoRecord) {
 		return nil, nil
 	}
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/api/rest"
 	"github.com/gatehouse/gatehouse/models/platform"
@@ -58,9 +57,8 @@ func (s *Service) answerHumanReview(ctx context.Context, operator platform.Princ
 	if v.Synopsis == "" {
 		return nil, invalid("/synopsis", "a verdict needs a synopsis")
 	}
-	var r models.ReviewRequest
-	err := s.DB.WithContext(ctx).Where("id = ?", requestID).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	r, err := models.ReviewRequestByID(ctx, s.DB, requestID)
+	if errors.Is(err, models.ErrNoRecord) {
 		return nil, toolErr(CodeNotFound, "/review_request_id", "no review request %s", requestID)
 	}
 	if err != nil {
@@ -84,7 +82,7 @@ func (s *Service) answerHumanReview(ctx context.Context, operator platform.Princ
 		}
 		r.Status = models.ReviewStarted
 	case models.ReviewStarted:
-		if err := s.DB.WithContext(ctx).Where("request_id = ?", r.ID).Take(&sess).Error; err != nil {
+		if sess, err = models.ReviewSessionOfRequest(ctx, s.DB, r.ID); err != nil {
 			return nil, err
 		}
 	default:

@@ -84,9 +84,8 @@ func (s *Service) callTool(c *gin.Context) {
 // and size, checks a gated role's content, and signals the experiment.
 func (s *Service) upload(c *gin.Context) {
 	ctx := c.Request.Context()
-	var a models.Artifact
-	err := s.DB.WithContext(ctx).Where("upload_token_hash = ?", platform.HashSecret(c.Param("token"))).Take(&a).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	a, err := models.ArtifactByUploadTokenHash(ctx, s.DB, platform.HashSecret(c.Param("token")))
+	if errors.Is(err, models.ErrNoRecord) {
 		rest.Abort(c, http.StatusNotFound, CodeNotFound, "unknown upload token")
 		return
 	}
@@ -162,10 +161,9 @@ func (s *Service) upload(c *gin.Context) {
 }
 
 func (s *Service) pendingHumanReviews(c *gin.Context) {
-	var rs []models.ReviewRequest
 	// An expired request can no longer be answered: it is not pending.
-	if err := s.DB.WithContext(c.Request.Context()).Where("role = ? AND status IN ? AND expires_at > ?", models.RoleHuman,
-		[]string{models.ReviewRequested, models.ReviewStarted}, s.now()).Order("created_at").Limit(500).Find(&rs).Error; err != nil {
+	rs, err := models.PendingHumanReviews(c.Request.Context(), s.DB, s.now(), 500)
+	if err != nil {
 		rest.Unavailable(c, "database unavailable")
 		return
 	}
@@ -173,8 +171,8 @@ func (s *Service) pendingHumanReviews(c *gin.Context) {
 }
 
 func (s *Service) operatorExperiments(c *gin.Context) {
-	var es []models.Experiment
-	if err := s.DB.WithContext(c.Request.Context()).Order("updated_at DESC").Limit(500).Find(&es).Error; err != nil {
+	es, err := models.RecentExperiments(c.Request.Context(), s.DB, 500)
+	if err != nil {
 		rest.Unavailable(c, "database unavailable")
 		return
 	}

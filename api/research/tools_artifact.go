@@ -119,24 +119,12 @@ func artifactFind(ctx context.Context, s *Service, c *Call) (any, error) {
 	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
 		return nil, err
 	}
-	q := s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("created_at DESC").Limit(200)
 	if in.ArtifactID != "" {
 		in.ArtifactIDs = append(in.ArtifactIDs, in.ArtifactID)
 	}
-	if len(in.ArtifactIDs) > 0 {
-		q = q.Where("id IN ?", in.ArtifactIDs)
-	}
-	if in.TargetType != "" {
-		q = q.Where("target_type = ?", in.TargetType)
-	}
-	if in.TargetID != "" {
-		q = q.Where("target_id = ?", in.TargetID)
-	}
-	if in.Role != "" {
-		q = q.Where("role = ?", in.Role)
-	}
-	var as []models.Artifact
-	if err := q.Find(&as).Error; err != nil {
+	as, err := models.FindArtifacts(ctx, s.DB, models.ArtifactFilter{ProjectID: in.ProjectID, IDs: in.ArtifactIDs,
+		TargetType: in.TargetType, TargetID: in.TargetID, Role: in.Role, Limit: 200})
+	if err != nil {
 		return nil, err
 	}
 	out := make([]map[string]any, 0, len(as))
@@ -163,8 +151,8 @@ func experimentExhibit(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var as []models.Artifact
-	if err := s.DB.WithContext(ctx).Where("target_id = ? AND uploaded_at IS NOT NULL", e.ID).Order("created_at").Find(&as).Error; err != nil {
+	as, err := models.UploadedArtifacts(ctx, s.DB, e.ID)
+	if err != nil {
 		return nil, err
 	}
 	files := []map[string]any{}

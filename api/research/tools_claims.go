@@ -76,8 +76,8 @@ func claimUpdate(ctx context.Context, s *Service, c *Call) (any, error) {
 	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
 		return nil, err
 	}
-	var cl models.Claim
-	if err := s.DB.WithContext(ctx).Where("id = ? AND project_id = ?", in.ClaimID, in.ProjectID).Take(&cl).Error; err != nil {
+	cl, err := models.ClaimInProject(ctx, s.DB, in.ProjectID, in.ClaimID)
+	if err != nil {
 		return nil, toolErr(CodeNotFound, "/claim_id", "no claim %s in this project", in.ClaimID)
 	}
 	if in.Status == "" && in.Confidence == "" {
@@ -104,8 +104,8 @@ func claimList(ctx context.Context, s *Service, c *Call) (any, error) {
 	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
 		return nil, err
 	}
-	var cls []models.Claim
-	return map[string]any{"claims": &cls}, s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("created_at").Find(&cls).Error
+	cls, err := models.ProjectClaims(ctx, s.DB, in.ProjectID)
+	return map[string]any{"claims": &cls}, err
 }
 
 type candidateArgs struct {
@@ -169,8 +169,8 @@ func candidateStage(ctx context.Context, s *Service, c *Call) (any, error) {
 	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
 		return nil, err
 	}
-	var cand models.Candidate
-	if err := s.DB.WithContext(ctx).Where("id = ? AND project_id = ?", in.CandidateID, in.ProjectID).Take(&cand).Error; err != nil {
+	cand, err := models.CandidateInProject(ctx, s.DB, in.ProjectID, in.CandidateID)
+	if err != nil {
 		return nil, toolErr(CodeNotFound, "/candidate_id", "no candidate %s in this project", in.CandidateID)
 	}
 	if err := s.checkStageRef(ctx, in.ProjectID, in); err != nil {
@@ -196,8 +196,8 @@ func candidatePromote(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var champ models.Candidate
-	if err := s.DB.WithContext(ctx).Where("id = ?", res.ChampionID).Take(&champ).Error; err != nil {
+	champ, err := models.CandidateByID(ctx, s.DB, res.ChampionID)
+	if err != nil {
 		return nil, err
 	}
 	return map[string]any{"champion": candidateView(champ), "champion_id": res.ChampionID, "promoted": res.Promoted}, nil
@@ -211,12 +211,12 @@ func candidateList(ctx context.Context, s *Service, c *Call) (any, error) {
 	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
 		return nil, err
 	}
-	var cands []models.Candidate
-	if err := s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("created_at DESC").Find(&cands).Error; err != nil {
+	cands, err := models.ProjectCandidates(ctx, s.DB, in.ProjectID)
+	if err != nil {
 		return nil, err
 	}
-	var proms []models.Promotion
-	if err := s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("seq DESC").Find(&proms).Error; err != nil {
+	proms, err := models.ProjectPromotions(ctx, s.DB, in.ProjectID)
+	if err != nil {
 		return nil, err
 	}
 	champID, err := models.ChampionOf(ctx, s.DB, in.ProjectID)

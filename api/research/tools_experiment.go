@@ -207,8 +207,8 @@ func experimentList(ctx context.Context, s *Service, c *Call) (any, error) {
 	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
 		return nil, err
 	}
-	var exps []models.Experiment
-	if err := s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("created_at").Find(&exps).Error; err != nil {
+	exps, err := models.ProjectExperiments(ctx, s.DB, in.ProjectID)
+	if err != nil {
 		return nil, err
 	}
 	out := make([]map[string]any, 0, len(exps))

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/models/platform"
 	models "github.com/gatehouse/gatehouse/models/research"
@@ -65,12 +64,11 @@ func projectTool(ctx context.Context, s *Service, c *Call) (any, error) {
 			return nil, invalid("/name", "create needs a name")
 		}
 		p := models.Project{ID: models.NewID("prj_"), Name: strings.TrimSpace(in.Name), Description: in.Description, CreatedBy: c.Principal.CredentialID}
-		var existing models.Project
-		err := s.DB.WithContext(ctx).Where("name = ?", p.Name).Take(&existing).Error
+		existing, err := models.ProjectByName(ctx, s.DB, p.Name)
 		if err == nil { // idempotent on name
 			return map[string]any{"project": existing, "created": false}, nil
 		}
-		if !errors.Is(err, gorm.ErrRecordNotFound) {
+		if !errors.Is(err, models.ErrNoRecord) {
 			return nil, err
 		}
 		if err := s.DB.WithContext(ctx).Create(&p).Error; err != nil {
@@ -143,12 +141,12 @@ func projectUpdateTool(ctx context.Context, s *Service, c *Call) (any, error) {
 
 // overview summarizes a project: experiments by status, claims, champion.
 func (s *Service) overview(ctx context.Context, p models.Project) (map[string]any, error) {
-	var exps []models.Experiment
-	if err := s.DB.WithContext(ctx).Where("project_id = ?", p.ID).Order("created_at").Find(&exps).Error; err != nil {
+	exps, err := models.ProjectExperiments(ctx, s.DB, p.ID)
+	if err != nil {
 		return nil, err
 	}
-	var claims []models.Claim
-	if err := s.DB.WithContext(ctx).Where("project_id = ?", p.ID).Order("created_at").Find(&claims).Error; err != nil {
+	claims, err := models.ProjectClaims(ctx, s.DB, p.ID)
+	if err != nil {
 		return nil, err
 	}
 	champ, err := models.ChampionOf(ctx, s.DB, p.ID)

@@ -114,12 +114,12 @@ func reviewSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	var sess models.ReviewSession
-	if err := s.DB.WithContext(ctx).Where("id = ?", in.SessionID).Take(&sess).Error; err != nil {
+	sess, err := models.ReviewSessionByID(ctx, s.DB, in.SessionID)
+	if err != nil {
 		return nil, toolErr(CodeNotFound, "/review_session_id", "no such review session")
 	}
-	var req models.ReviewRequest
-	if err := s.DB.WithContext(ctx).Where("id = ?", sess.RequestID).Take(&req).Error; err != nil {
+	req, err := models.ReviewRequestByID(ctx, s.DB, sess.RequestID)
+	if err != nil {
 		return nil, err
 	}
 	if req.Role == models.RoleHuman && c.Principal.Role != platform.RoleOperator {
@@ -201,12 +201,8 @@ func reviewStatus(ctx context.Context, s *Service, c *Call) (any, error) {
 	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
 		return nil, err
 	}
-	q := s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("created_at DESC").Limit(200)
-	if in.Status != "" {
-		q = q.Where("status = ?", in.Status)
-	}
-	var rs []models.ReviewRequest
-	if err := q.Find(&rs).Error; err != nil {
+	rs, err := models.ProjectReviewRequests(ctx, s.DB, in.ProjectID, in.Status, 200)
+	if err != nil {
 		return nil, err
 	}
 	return map[string]any{"review_requests": reviewViews(rs)}, nil

@@ -71,8 +71,8 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	workflow["live_experiments"] = live
-	var as []models.Artifact
-	if err := s.DB.WithContext(ctx).Where("target_id = ? AND attempt = ? AND uploaded_at IS NOT NULL", e.ID, st.Attempt).Order("created_at").Find(&as).Error; err != nil {
+	as, err := models.AttemptArtifacts(ctx, s.DB, targetExperiment, e.ID, st.Attempt)
+	if err != nil {
 		return nil, err
 	}
 	refs := make([]map[string]any, 0, len(as))
@@ -101,8 +101,8 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 }
 
 func (s *Service) liveExperiments(ctx context.Context, projectID string) ([]map[string]any, error) {
-	var exps []models.Experiment
-	if err := s.DB.WithContext(ctx).Where("project_id = ? AND status IN ?", projectID, models.OpenStatuses).Order("created_at").Find(&exps).Error; err != nil {
+	exps, err := models.OpenExperiments(ctx, s.DB, projectID)
+	if err != nil {
 		return nil, err
 	}
 	out := make([]map[string]any, 0, len(exps))
