@@ -6,7 +6,6 @@ import (
 	"errors"
 	"time"
 
-
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-
 	models "github.com/gatehouse/gatehouse/models/research"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"strings"
 
-
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"

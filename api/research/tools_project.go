@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/gatehouse/gatehouse/models/platform"
 	models "github.com/gatehouse/gatehouse/models/research"
 )
