@@ -6,9 +6,6 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
-	"time"
-
-	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/internal/mlflow"
 	models "github.com/gatehouse/gatehouse/models/research"
@@ -38,12 +35,11 @@ func (s *Service) mlflowRun(ctx context.Context, c *Call) (models.Experiment, mo
 	if err != nil {
 		return e, models.MLflowRun{}, nil, err
 	}
-	var run models.MLflowRun
-	err = s.DB.WithContext(ctx).Where("experiment_id = ?", e.ID).Take(&run).Error
+	run, err := models.MLflowRunOf(ctx, s.DB, e.ID)
 	if err == nil {
 		return e, run, cl, nil
 	}
-	if !errors.Is(err, gorm.ErrRecordNotFound) {
+	if !errors.Is(err, models.ErrNoRecord) {
 		return e, run, nil, err
 	}
 	tags := []mlflow.Tag{{Key: "gatehouse.project_id", Value: p.ID}}
@@ -56,12 +52,9 @@ func (s *Service) mlflowRun(ctx context.Context, c *Call) (models.Experiment, mo
 	if err != nil {
 		return e, run, nil, mlflowFailed(err)
 	}
-	run = models.MLflowRun{ExperimentID: e.ID, ProjectID: p.ID, MLflowExperimentID: mexp, RunID: runID}
-	if err := s.DB.WithContext(ctx).Create(&run).Error; err != nil {
-		// A concurrent call recorded a run first; answer that one.
-		if rerr := s.DB.WithContext(ctx).Where("experiment_id = ?", e.ID).Take(&run).Error; rerr != nil {
-			return e, run, nil, err
-		}
+	run, err = models.RecordMLflowRun(ctx, s.DB, models.MLflowRun{ExperimentID: e.ID, ProjectID: p.ID, MLflowExperimentID: mexp, RunID: runID})
+	if err != nil {
+		return e, run, nil, err
 	}
 	return e, run, cl, nil
 }
@@ -126,8 +119,7 @@ func mlflowFinalize(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := cl.FinishRun(ctx, run.RunID, now); err != nil {
 		return nil, mlflowFailed(err)
 	}
-	if err := s.DB.WithContext(ctx).Model(&models.MLflowRun{}).Where("experiment_id = ? AND finished_at IS NULL", e.ID).
-		Updates(map[string]any{"finished_at": now, "updated_at": time.Now().UTC()}).Error; err != nil {
+	if err := models.FinishMLflowRun(ctx, s.DB, e.ID, now); err != nil {
 		return nil, err
 	}
 	run.FinishedAt = &now

@@ -44,8 +44,8 @@ func consolidationGet(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var props []models.ConsolidationProposal
-	if err := s.DB.WithContext(ctx).Where("reflection_id = ?", r.ID).Order("revision").Find(&props).Error; err != nil {
+	props, err := models.ProposalsOf(ctx, s.DB, r.ID)
+	if err != nil {
 		return nil, err
 	}
 	latest := map[string]proposalDecision{}
@@ -92,13 +92,12 @@ func consolidationGet(ctx context.Context, s *Service, c *Call) (any, error) {
 		exps = append(exps, entry)
 	}
 	var feedback []map[string]any
-	var reqs []models.ReviewRequest
-	if err := s.DB.WithContext(ctx).Where("target_id = ? AND kind = ? AND status = ?", r.ID, "consolidation", models.ReviewSubmitted).Order("created_at").Find(&reqs).Error; err != nil {
+	reqs, err := models.SubmittedReviews(ctx, s.DB, r.ID, kindConsolidation)
+	if err != nil {
 		return nil, err
 	}
 	for _, q := range reqs {
-		var sess models.ReviewSession
-		if s.DB.WithContext(ctx).Where("request_id = ?", q.ID).Take(&sess).Error == nil {
+		if sess, err := models.ReviewSessionOfRequest(ctx, s.DB, q.ID); err == nil {
 			feedback = append(feedback, map[string]any{"review_request_id": q.ID, "verdict": sess.Verdict, "synopsis": sess.Synopsis, "notes": sess.Notes,
 				"findings": decodedJSON(sess.FindingsJSON), "evidence": decodedJSON(sess.EvidenceJSON)})
 		}

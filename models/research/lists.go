@@ -90,3 +90,18 @@ func PendingHumanReviews(ctx context.Context, db *gorm.DB, now time.Time, limit 
 		[]string{ReviewRequested, ReviewStarted}, now).Order("created_at").Limit(limit).Find(&out).Error
 	return out, err
 }
+
+// SubmittedReviews lists the answered review requests of kind on target
+// targetID, oldest first.
+func SubmittedReviews(ctx context.Context, db *gorm.DB, targetID, kind string) ([]ReviewRequest, error) {
+	var out []ReviewRequest
+	err := db.WithContext(ctx).Where("target_id = ? AND kind = ? AND status = ?", targetID, kind, ReviewSubmitted).Order("created_at").Find(&out).Error
+	return out, err
+}
+
+// ProposalsOf lists a wave's consolidation proposals by revision.
+func ProposalsOf(ctx context.Context, db *gorm.DB, reflectionID string) ([]ConsolidationProposal, error) {
+	var out []ConsolidationProposal
+	err := db.WithContext(ctx).Where("reflection_id = ?", reflectionID).Order("revision").Find(&out).Error
+	return out, err
+}

@@ -110,3 +110,10 @@ func LatestReflection(ctx context.Context, db *gorm.DB, projectID string) (Refle
 	err := take(db.WithContext(ctx).Where("project_id = ?", projectID).Order("open_project IS NULL, created_at DESC"), &r)
 	return r, err
 }
+
+// FeedHandleOf loads a handle registered in a project's feed.
+func FeedHandleOf(ctx context.Context, db *gorm.DB, projectID, handle string) (FeedHandle, error) {
+	var h FeedHandle
+	err := take(db.WithContext(ctx).Where("project_id = ? AND handle = ?", projectID, handle), &h)
+	return h, err
+}

@@ -148,6 +148,18 @@ func TestReviewQueries(t *testing.T) {
 		}
 		sameIDs(t, "requested, limit 2", ids(requested, rid), []string{"rr_a", "rr_h1"})
 
+		done, err := research.SubmittedReviews(ctx, db, "exp_rr_hs", "design")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameIDs(t, "submitted design reviews", ids(done, rid), []string{"rr_hs"})
+		if other, _ := research.SubmittedReviews(ctx, db, "exp_rr_hs", "experiment"); len(other) != 0 {
+			t.Fatalf("another kind's reviews: %v", ids(other, rid))
+		}
+		if open, _ := research.SubmittedReviews(ctx, db, "exp_rr_h1", "design"); len(open) != 0 {
+			t.Fatalf("an unanswered request counted as submitted: %v", ids(open, rid))
+		}
+
 		sess := research.ReviewSession{ID: "rs_1", RequestID: "rr_h2", CallerSessionID: "c", OpenedByCredential: "cred"}
 		mustCreate(t, db, &sess)
 		if got, err := research.ReviewSessionOfRequest(ctx, db, "rr_h2"); err != nil || got.ID != "rs_1" {
