@@ -191,3 +191,11 @@ func flatten(prefix string, v any, out map[string]float64) {
 		}
 	}
 }
+
+// artifactAttemptKey is a fresh blob key for one upload attempt of an
+// artifact: the row's blob key becomes it only when that attempt records
+// the upload, so the bytes a reader gets are the bytes that were hashed
+// and checked.
+func artifactAttemptKey(a models.Artifact) string {
+	return a.BlobKey + ".upload-" + models.RandomHex(12)
+}
