@@ -2,7 +2,6 @@ package research
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/gatehouse/gatehouse/models/platform"
@@ -103,10 +102,7 @@ func reviewStart(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var snap map[string]any
-	_ = json.Unmarshal([]byte(r.SnapshotJSON), &snap)
-	return map[string]any{"review_session_id": sess.ID, "review_request_id": r.ID, "role": r.Role, "project_id": r.ProjectID,
-		"target_snapshot": snap, "read_only": true, "expires_at": r.ExpiresAt}, nil
+	return newReviewStartAnswer(sess, r), nil
 }
 
 func reviewSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -206,13 +202,4 @@ func reviewStatus(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	return map[string]any{"review_requests": reviewViews(rs)}, nil
-}
-
-func reviewViews(rs []models.ReviewRequest) []map[string]any {
-	out := make([]map[string]any, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, map[string]any{"review_request_id": r.ID, "project_id": r.ProjectID, "target_type": r.TargetType,
-			"target_id": r.TargetID, "role": r.Role, "status": r.Status, "expires_at": r.ExpiresAt, "created_at": r.CreatedAt})
-	}
-	return out
 }
