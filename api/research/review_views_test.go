@@ -26,7 +26,7 @@ func TestReviewViewsJSON(t *testing.T) {
 	sess := models.ReviewSession{ID: "rs_1"}
 	beforeStart := map[string]any{"review_session_id": sess.ID, "review_request_id": r.ID, "role": r.Role, "project_id": r.ProjectID,
 		"target_snapshot": map[string]any{"target_type": "reflection", "target_id": "ref_1", "attempt_index": 2, "artifacts": []any{}},
-		"read_only": true, "expires_at": r.ExpiresAt}
+		"read_only":       true, "expires_at": r.ExpiresAt}
 	if got, want := canonicalJSON(t, newReviewStartAnswer(sess, r)), canonicalJSON(t, beforeStart); got != want {
 		t.Fatalf("review.start answer changed:\n got %s\nwant %s", got, want)
 	}
