@@ -82,7 +82,7 @@ func (s *Service) stageOutput(ctx context.Context, insp sandboxReader, sb models
 	if err != nil {
 		return stagedOutput{}, err
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	key := "research/" + sb.ProjectID + "/storage/pull-" + sb.UID + "-" + models.RandomHex(12)
 	info, err := s.Blobs.Put(ctx, key, rc, limit)
 	if err != nil {

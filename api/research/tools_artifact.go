@@ -106,7 +106,7 @@ func (s *Service) readArtifact(ctx context.Context, a models.Artifact, max int64
 	if err != nil {
 		return "", err
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	b, err := io.ReadAll(io.LimitReader(rc, max))
 	return string(b), err
 }
@@ -159,7 +159,7 @@ func experimentExhibit(ctx context.Context, s *Service, c *Call) (any, error) {
 	for _, a := range as {
 		base := path.Base(a.Path)
 		dir := path.Base(path.Dir(a.Path))
-		if base != "metrics.json" && base != "results.json" && !(dir == "results" && strings.HasSuffix(base, ".json")) {
+		if base != "metrics.json" && base != "results.json" && (dir != "results" || !strings.HasSuffix(base, ".json")) {
 			continue
 		}
 		text, err := s.readArtifact(ctx, a, 1<<20)
