@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/api/rest"
 	"github.com/gatehouse/gatehouse/internal/blobstore"
@@ -33,10 +32,9 @@ func (s *Service) mountStorage(r *rest.Router) {
 
 // objectByUploadToken finds the object an unexpired upload token names.
 func (s *Service) objectByUploadToken(c *gin.Context) (models.StorageObject, bool) {
-	var o models.StorageObject
-	err := s.DB.WithContext(c.Request.Context()).Where("upload_token_hash = ?", platform.HashSecret(c.Param("token"))).Take(&o).Error
+	o, err := models.ObjectByUploadTokenHash(c.Request.Context(), s.DB, platform.HashSecret(c.Param("token")))
 	switch {
-	case errors.Is(err, gorm.ErrRecordNotFound):
+	case errors.Is(err, models.ErrNoRecord):
 		rest.Abort(c, http.StatusNotFound, CodeNotFound, "unknown upload token")
 		return o, false
 	case err != nil:
@@ -176,7 +174,7 @@ func (s *Service) downloadURL(ctx context.Context, o models.StorageObject) (stri
 		return u, expires, err
 	}
 	token := "sd_" + models.RandomHex(32)
-	if err := s.DB.WithContext(ctx).Create(&models.StorageToken{TokenHash: platform.HashSecret(token), ObjectID: o.ID, ExpiresAt: expires}).Error; err != nil {
+	if err := models.CreateDownloadToken(ctx, s.DB, platform.HashSecret(token), o.ID, expires); err != nil {
 		return "", expires, err
 	}
 	return s.publicBase(ctx) + StorageDownloadPrefix + token, expires, nil
@@ -184,8 +182,8 @@ func (s *Service) downloadURL(ctx context.Context, o models.StorageObject) (stri
 
 func (s *Service) storageDownload(c *gin.Context) {
 	ctx := c.Request.Context()
-	var tok models.StorageToken
-	if err := s.DB.WithContext(ctx).Where("token_hash = ?", platform.HashSecret(c.Param("token"))).Take(&tok).Error; err != nil {
+	tok, err := models.DownloadTokenByHash(ctx, s.DB, platform.HashSecret(c.Param("token")))
+	if err != nil {
 		rest.Abort(c, http.StatusNotFound, CodeNotFound, "unknown download token")
 		return
 	}
@@ -193,8 +191,8 @@ func (s *Service) storageDownload(c *gin.Context) {
 		rest.Abort(c, http.StatusGone, CodeExpired, "the download URL expired; call storage.fetch again")
 		return
 	}
-	var o models.StorageObject
-	if err := s.DB.WithContext(ctx).Where("id = ?", tok.ObjectID).Take(&o).Error; err != nil || o.Status != models.StorageAvailable {
+	o, err := models.StorageObjectByID(ctx, s.DB, tok.ObjectID)
+	if err != nil || o.Status != models.StorageAvailable {
 		rest.Abort(c, http.StatusGone, CodeExpired, "the object is no longer available")
 		return
 	}

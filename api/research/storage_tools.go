@@ -141,8 +141,7 @@ func storageFetch(ctx context.Context, s *Service, c *Call) (any, error) {
 	if in.ObjectID != "" {
 		o, err = models.GetObject(ctx, s.DB, in.ProjectID, in.ObjectID)
 	} else {
-		err = s.DB.WithContext(ctx).Where("project_id = ? AND name = ? AND status = ?", in.ProjectID, in.Name, models.StorageAvailable).
-			Order("version DESC").Take(&o).Error
+		o, err = models.LatestAvailableObject(ctx, s.DB, in.ProjectID, in.Name)
 		if err != nil {
 			return nil, toolErr(CodeNotFound, "/name", "no available object named %s", in.Name)
 		}
