@@ -55,8 +55,8 @@ func litreviewView(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cs []models.Citation
-	if err := s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("created_at, id").Find(&cs).Error; err != nil {
+	cs, err := models.ProjectCitations(ctx, s.DB, in.ProjectID)
+	if err != nil {
 		return nil, err
 	}
 	sections := make([]map[string]any, 0, len(ss))
