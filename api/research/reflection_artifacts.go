@@ -51,7 +51,7 @@ func (s *Service) reflectionArtifactSubmit(ctx context.Context, c *Call, in arti
 		LensID: in.LensID, Path: in.Path, Title: in.Title, Attempt: st.Attempt, UploadTokenHash: platform.HashSecret(token),
 		UploadExpiresAt: s.now().Add(uploadTTL)}
 	a.BlobKey = "research/" + r.ProjectID + "/artifacts/" + a.ID
-	if err := s.DB.WithContext(ctx).Create(&a).Error; err != nil {
+	if err := models.CreateArtifact(ctx, s.DB, &a); err != nil {
 		return nil, err
 	}
 	url := s.publicBase(ctx) + UploadPathPrefix + token

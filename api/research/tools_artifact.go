@@ -71,7 +71,7 @@ func artifactSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 		LensID: in.LensID, Path: in.Path, Title: in.Title, Attempt: st.Attempt, UploadTokenHash: platform.HashSecret(token),
 		UploadExpiresAt: s.now().Add(uploadTTL)}
 	a.BlobKey = "research/" + e.ProjectID + "/artifacts/" + a.ID
-	if err := s.DB.WithContext(ctx).Create(&a).Error; err != nil {
+	if err := models.CreateArtifact(ctx, s.DB, &a); err != nil {
 		return nil, err
 	}
 	url := s.publicBase(ctx) + UploadPathPrefix + token

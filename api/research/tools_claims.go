@@ -62,7 +62,7 @@ func claimCreate(ctx context.Context, s *Service, c *Call) (any, error) {
 		in.Confidence = "medium"
 	}
 	cl := models.Claim{ID: models.NewID("cl_"), ProjectID: in.ProjectID, Statement: in.Statement, Scope: in.Scope, Confidence: in.Confidence, Status: "active"}
-	if err := s.DB.WithContext(ctx).Create(&cl).Error; err != nil {
+	if err := models.CreateClaim(ctx, s.DB, &cl); err != nil {
 		return nil, err
 	}
 	return map[string]any{"claim": cl}, nil
@@ -90,7 +90,7 @@ func claimUpdate(ctx context.Context, s *Service, c *Call) (any, error) {
 	if in.Confidence != "" {
 		up["confidence"], cl.Confidence = in.Confidence, in.Confidence
 	}
-	if err := s.DB.WithContext(ctx).Model(&models.Claim{}).Where("id = ?", cl.ID).Updates(up).Error; err != nil {
+	if err := models.UpdateClaim(ctx, s.DB, cl.ID, up); err != nil {
 		return nil, err
 	}
 	return map[string]any{"claim": cl}, nil
@@ -178,7 +178,7 @@ func candidateStage(ctx context.Context, s *Service, c *Call) (any, error) {
 	}
 	st := models.CandidateStage{ID: models.NewID("stg_"), CandidateID: cand.ID, StageKind: in.StageKind, StageRef: in.StageRef,
 		ContentSHA256: in.ContentSHA256, ManifestSHA256: in.ManifestSHA256}
-	if err := s.DB.WithContext(ctx).Create(&st).Error; err != nil {
+	if err := models.CreateCandidateStage(ctx, s.DB, &st); err != nil {
 		return nil, err
 	}
 	return map[string]any{"stage": st, "candidate_id": cand.ID, "staged": true}, nil

@@ -70,7 +70,7 @@ func projectTool(ctx context.Context, s *Service, c *Call) (any, error) {
 		if !errors.Is(err, models.ErrNoRecord) {
 			return nil, err
 		}
-		if err := s.DB.WithContext(ctx).Create(&p).Error; err != nil {
+		if err := models.CreateProject(ctx, s.DB, &p); err != nil {
 			return nil, err
 		}
 		return map[string]any{"project": p, "created": true}, nil
@@ -87,12 +87,7 @@ func projectTool(ctx context.Context, s *Service, c *Call) (any, error) {
 }
 
 func (s *Service) visibleProjects(ctx context.Context, c *Call) ([]models.Project, error) {
-	q := s.DB.WithContext(ctx).Order("created_at, id")
-	if !c.Principal.AllProjects && c.Principal.Role != platform.RoleOperator {
-		q = q.Where("id IN ?", append([]string{""}, c.Principal.Projects...))
-	}
-	var ps []models.Project
-	return ps, q.Find(&ps).Error
+	return models.VisibleProjects(ctx, s.DB, c.Principal.AllProjects || c.Principal.Role == platform.RoleOperator, c.Principal.Projects)
 }
 
 func projectListTool(ctx context.Context, s *Service, c *Call) (any, error) {
