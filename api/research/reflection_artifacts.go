@@ -141,9 +141,7 @@ func (s *Service) changeSpecProblems(ctx context.Context, projectID string, corp
 		if ch.ClaimID == "" {
 			continue
 		}
-		var n int64
-		s.DB.WithContext(ctx).Model(&models.Claim{}).Where("id = ? AND project_id = ?", ch.ClaimID, projectID).Count(&n)
-		if n == 0 {
+		if ok, _ := models.ClaimExists(ctx, s.DB, projectID, ch.ClaimID); !ok {
 			p = append(p, "claim_changes names unknown claim "+ch.ClaimID)
 		}
 	}
@@ -157,8 +155,7 @@ func (s *Service) changeSpecProblems(ctx context.Context, projectID string, corp
 				p = append(p, "follow-up "+f.Name+" depends on "+d+", which is not a corpus experiment")
 			}
 		}
-		var taken models.Experiment
-		if s.DB.WithContext(ctx).Where("project_id = ? AND name = ?", projectID, f.Name).Take(&taken).Error == nil {
+		if taken, err := models.ExperimentNamed(ctx, s.DB, projectID, f.Name); err == nil {
 			p = append(p, "follow-up "+f.Name+" has the name of experiment "+taken.ID+"; name it differently")
 		}
 	}

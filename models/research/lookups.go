@@ -117,3 +117,17 @@ func FeedHandleOf(ctx context.Context, db *gorm.DB, projectID, handle string) (F
 	err := take(db.WithContext(ctx).Where("project_id = ? AND handle = ?", projectID, handle), &h)
 	return h, err
 }
+
+// ClaimExists reports whether project projectID has claim id.
+func ClaimExists(ctx context.Context, db *gorm.DB, projectID, id string) (bool, error) {
+	var n int64
+	err := db.WithContext(ctx).Model(&Claim{}).Where("id = ? AND project_id = ?", id, projectID).Count(&n).Error
+	return n > 0, err
+}
+
+// ExperimentNamed loads the project's experiment named name.
+func ExperimentNamed(ctx context.Context, db *gorm.DB, projectID, name string) (Experiment, error) {
+	var e Experiment
+	err := take(db.WithContext(ctx).Where("project_id = ? AND name = ?", projectID, name), &e)
+	return e, err
+}
