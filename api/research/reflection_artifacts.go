@@ -47,7 +47,7 @@ func (s *Service) reflectionArtifactSubmit(ctx context.Context, c *Call, in arti
 		return nil, invalid("/lens_id", "lens_id belongs only to role reflection_lens_doc")
 	}
 	token := "up_" + models.RandomHex(32)
-	a := models.Artifact{ID: models.NewID("art_"), ProjectID: r.ProjectID, TargetType: "reflection", TargetID: r.ID, Role: in.Role,
+	a := models.Artifact{ID: models.NewID("art_"), ProjectID: r.ProjectID, TargetType: targetReflection, TargetID: r.ID, Role: in.Role,
 		LensID: in.LensID, Path: in.Path, Title: in.Title, Attempt: st.Attempt, UploadTokenHash: platform.HashSecret(token),
 		UploadExpiresAt: s.now().Add(uploadTTL)}
 	a.BlobKey = "research/" + r.ProjectID + "/artifacts/" + a.ID

@@ -31,7 +31,7 @@ func (s *Service) reflectionStatus(ctx context.Context, c *Call, p models.Projec
 	if kind := st.ReviewKind(); d.ReviewEvidence != "" && kind != "" {
 		rv := st.Reviews[kind]
 		status := reviewGateStatus(rv, st.SnapshotToken())
-		g := map[string]any{"role": reviewRoleOf(p, kind), "skill": kind + "-review", "target_type": "reflection", "target_id": r.ID,
+		g := map[string]any{"role": reviewRoleOf(p, kind), "skill": kind + "-review", "target_type": targetReflection, "target_id": r.ID,
 			"status": status, "label": kind + " review", "read_only": true}
 		if rv.RequestID != "" && status != "none" {
 			g["request_id"], g["expires_at"] = rv.RequestID, rv.ExpiresAt
@@ -41,7 +41,7 @@ func (s *Service) reflectionStatus(ctx context.Context, c *Call, p models.Projec
 	}
 	if d.ArtifactRole != "" {
 		t := rg.Templates[d.ArtifactRole]
-		g := map[string]any{"target_type": "reflection", "target_id": r.ID, "role": t.Role, "template": t.Text,
+		g := map[string]any{"target_type": targetReflection, "target_id": r.ID, "role": t.Role, "template": t.Text,
 			"guidance": rg.GuidanceOf(d.ArtifactRole), "checks": rg.Checks(d.ArtifactRole), "path": "reflections/" + r.ID + "/" + t.Path}
 		if d.ArtifactRole == string(rg.EvLensDocs) {
 			lens := st.NextLens()

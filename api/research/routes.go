@@ -101,7 +101,7 @@ func (s *Service) upload(c *gin.Context) {
 		rest.Abort(c, http.StatusGone, CodeExpired, "the upload token expired; call artifact.submit again")
 		return
 	}
-	if a.TargetType == "reflection" {
+	if a.TargetType == targetReflection {
 		s.uploadReflection(c, a)
 		return
 	}

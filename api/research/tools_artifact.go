@@ -23,14 +23,14 @@ func init() {
 	registerFamily("artifact",
 		Tool{Name: "artifact.submit", Handler: artifactSubmit, Description: "Register an artifact and get a one-line upload command; the uploaded bytes are the evidence.",
 			Schema: object([]string{"project_id", "target_type", "target_id", "role", "path"}, props{"project_id": projectID,
-				"target_type": enum("target type", "experiment", "reflection"), "target_id": strLen("target id", 1, 64),
+				"target_type": enum("target type", targetExperiment, targetReflection), "target_id": strLen("target id", 1, 64),
 				"role":    map[string]any{"type": "string", "pattern": "^[a-z][a-z0-9_]{1,63}$", "description": "plan, result, report, graph, or another role"},
 				"path":    map[string]any{"type": "string", "minLength": 1, "maxLength": 512, "pattern": `^[^\x00'"]+$`, "description": "local path of the file to upload"},
 				"lens_id": strLen("lens id (reflections)", 1, 64), "title": strLen("title", 0, 400)})},
 		Tool{Name: "artifact.find", Handler: artifactFind, ReadOnly: true, Description: "Find artifacts; include_content returns their bytes as text.",
 			Schema: object([]string{"project_id"}, props{"project_id": projectID, "artifact_id": strLen("artifact id", 1, 64),
 				"artifact_ids": strList("artifact ids", 50), "include_content": boolean("include content (default false)"),
-				"target_type": enum("target type", "experiment", "reflection"), "target_id": strLen("target id", 1, 64), "role": strLen("role", 1, 64)})},
+				"target_type": enum("target type", targetExperiment, targetReflection), "target_id": strLen("target id", 1, 64), "role": strLen("role", 1, 64)})},
 	)
 }
 
@@ -52,7 +52,7 @@ func artifactSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	if in.TargetType == "reflection" {
+	if in.TargetType == targetReflection {
 		return s.reflectionArtifactSubmit(ctx, c, in)
 	}
 	e, err := s.target(ctx, c, in.ProjectID, in.TargetID)

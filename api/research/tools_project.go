@@ -23,7 +23,7 @@ func init() {
 			Description: "Internal: update a project's description, and the review kinds only an operator answers (human_reviews).",
 			Schema: object([]string{"project_id"}, props{"project_id": projectID, "description": strLen("description", 0, 4000),
 				"human_reviews": map[string]any{"type": "array", "description": "review kinds marked human: only an operator answers them",
-					"maxItems": 4, "uniqueItems": true, "items": enum("review kind", "design", "experiment", "reflection", "consolidation")}})},
+					"maxItems": 4, "uniqueItems": true, "items": enum("review kind", kindDesign, kindExperiment, kindReflection, kindConsolidation)}})},
 	)
 }
 

@@ -18,7 +18,7 @@ func init() {
 	registerFamily("review",
 		Tool{Name: "review.request", Handler: reviewRequest, Description: "Request a review of the target's current snapshot; the reviewer capability is returned once.",
 			Schema: object([]string{"project_id", "target_type", "target_id", "role"}, props{"project_id": projectID,
-				"target_type": enum("target type", "experiment", "reflection"), "target_id": strLen("target id", 1, 64),
+				"target_type": enum("target type", targetExperiment, targetReflection), "target_id": strLen("target id", 1, 64),
 				"role": enum("reviewer role", roles...), "reason": strLen("reason", 0, 2000), "producer_session_id": strLen("producer session (default main)", 1, 128)})},
 		Tool{Name: "review.start", Handler: reviewStart, Description: "Open a review session with a reviewer capability (scope: the capability, not a project).",
 			Schema: object([]string{"review_request_id", "reviewer_capability", "caller_session_id"}, props{"review_request_id": strLen("request id", 1, 64),
@@ -59,7 +59,7 @@ func reviewRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	if in.TargetType == "reflection" {
+	if in.TargetType == targetReflection {
 		return s.reflectionReviewRequest(ctx, c, in)
 	}
 	proj, e, err := s.experiment(ctx, c, in.ProjectID, in.TargetID)
@@ -133,7 +133,7 @@ func reviewSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 // signals the target's workflow; the one path of review.submit and of a
 // human verdict from the operator console.
 func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, req models.ReviewRequest, v Verdict) (map[string]any, error) {
-	if req.TargetType == "reflection" {
+	if req.TargetType == targetReflection {
 		return s.recordReflectionVerdict(ctx, sess, req, v)
 	}
 	moved, err := experimentTarget{}.moved(req.Kind, v)
@@ -158,7 +158,7 @@ func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, 
 // openSession opens the review session of a claimed request, once, if the
 // target has not changed since the request, and tells the workflow.
 func (s *Service) openSession(ctx context.Context, r models.ReviewRequest, p platform.Principal, callerSessionID, agent string) (models.ReviewSession, error) {
-	if r.TargetType == "reflection" {
+	if r.TargetType == targetReflection {
 		return s.openReflectionSession(ctx, r, p, callerSessionID, agent)
 	}
 	st, err := s.state(ctx, r.TargetID)

@@ -52,7 +52,7 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 		kind := wf.ReviewKindOf(st.Status)
 		r := st.Reviews[kind]
 		status := reviewGateStatus(r, st.SnapshotToken())
-		g := map[string]any{"role": reviewRoleOf(p, kind), "skill": kind + "-review", "target_type": "experiment", "target_id": e.ID,
+		g := map[string]any{"role": reviewRoleOf(p, kind), "skill": kind + "-review", "target_type": targetExperiment, "target_id": e.ID,
 			"status": status, "label": kind + " review", "read_only": true}
 		if r.RequestID != "" && status != "none" {
 			g["request_id"], g["expires_at"] = r.RequestID, r.ExpiresAt
@@ -62,7 +62,7 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 	}
 	if d.ArtifactRole != "" {
 		t := gates.Templates[d.ArtifactRole]
-		workflow["artifact_guidance"] = map[string]any{"target_type": "experiment", "role": t.Role,
+		workflow["artifact_guidance"] = map[string]any{"target_type": targetExperiment, "role": t.Role,
 			"path": "experiments/" + e.Name + "/" + t.Path, "template": t.Text, "guidance": gates.GuidanceOf(d.ArtifactRole),
 			"checks": gates.Checks(d.ArtifactRole), "required_sections": t.Sections, "max_bytes": gates.MaxGatedArtifactBytes}
 	}
