@@ -11,16 +11,6 @@ import (
 	"github.com/gatehouse/gatehouse/models/platform"
 )
 
-// Mount builds the FlyLab service and registers its routes.
-func Mount(r *rest.Router, d rest.Deps) error {
-	svc, err := NewService(d)
-	if err != nil {
-		return err
-	}
-	MountService(r, d, svc)
-	return nil
-}
-
 // MountService registers every FlyLab route served by svc: the tools (MCP
 // and JSON), the published documents, the evidence download and the
 // operator endpoints.

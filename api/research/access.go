@@ -6,7 +6,6 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
-	"gorm.io/gorm"
 
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
@@ -16,12 +15,11 @@ import (
 // forbidden whether or not it exists, so keys learn nothing about others.
 func (s *Service) project(ctx context.Context, c *Call, id string) (models.Project, error) {
 	if !c.Principal.MayUseProject(id) {
-		return models.Project{}, toolErr("forbidden", "/project_id", "this credential may not use project %s", id)
+		return models.Project{}, toolErr(CodeForbidden, "/project_id", "this credential may not use project %s", id)
 	}
-	var p models.Project
-	err := s.DB.WithContext(ctx).Where("id = ?", id).Take(&p).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return p, toolErr("not_found", "/project_id", "no project %s", id)
+	p, err := models.ProjectByID(ctx, s.DB, id)
+	if errors.Is(err, models.ErrNoRecord) {
+		return p, toolErr(CodeNotFound, "/project_id", "no project %s", id)
 	}
 	return p, err
 }
@@ -32,10 +30,9 @@ func (s *Service) experiment(ctx context.Context, c *Call, projectID, id string)
 	if err != nil {
 		return p, models.Experiment{}, err
 	}
-	var e models.Experiment
-	err = s.DB.WithContext(ctx).Where("id = ? AND project_id = ?", id, projectID).Take(&e).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return p, e, toolErr("not_found", "/experiment_id", "no experiment %s in project %s", id, projectID)
+	e, err := models.ExperimentInProject(ctx, s.DB, projectID, id)
+	if errors.Is(err, models.ErrNoRecord) {
+		return p, e, toolErr(CodeNotFound, "/experiment_id", "no experiment %s in project %s", id, projectID)
 	}
 	return p, e, err
 }

@@ -117,3 +117,27 @@ func TestCatalogue_EveryToolHasAHandler(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogue_StorageFamilyIsTheContractsSix pins the contract's "turning
+// storage off removes 6 more": the reference manifest marks exactly six
+// tools as needing storage, the storage family — four public, two
+// internal. (Gatehouse also drops sandbox.pull_outputs, which here copies
+// into object storage; see TestCatalogue_CountsForEveryFlagCombination.)
+func TestCatalogue_StorageFamilyIsTheContractsSix(t *testing.T) {
+	want := map[string]bool{"storage.submit": false, "storage.fetch": false, "storage.find": false, "storage.object": false,
+		"storage.put_object": true, "storage.complete_upload": true}
+	got := map[string]bool{}
+	for _, tool := range AllTools() {
+		if tool.Feature == FeatureStorage {
+			got[tool.Name] = tool.Hidden
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("storage family %v, want %v", got, want)
+	}
+	for name, hidden := range want {
+		if h, ok := got[name]; !ok || h != hidden {
+			t.Errorf("%s: listed %v hidden %v, want hidden %v", name, ok, h, hidden)
+		}
+	}
+}

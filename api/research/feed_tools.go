@@ -59,9 +59,9 @@ func feedPost(ctx context.Context, s *Service, c *Call) (any, error) {
 	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
 		return nil, err
 	}
-	var h models.FeedHandle
-	if s.DB.WithContext(ctx).Where("project_id = ? AND handle = ?", in.ProjectID, in.Handle).Take(&h).Error != nil {
-		return nil, toolErr("not_found", "/handle", "handle %s is not registered; call feed.register first", in.Handle)
+	h, err := models.FeedHandleOf(ctx, s.DB, in.ProjectID, in.Handle)
+	if err != nil {
+		return nil, toolErr(CodeNotFound, "/handle", "handle %s is not registered; call feed.register first", in.Handle)
 	}
 	if in.Kind == "" {
 		in.Kind = "status"

@@ -9,22 +9,12 @@ import (
 
 // checkTarget confirms a citation target exists in the project.
 func (s *Service) checkTarget(ctx context.Context, projectID string, tg litTarget, pointer string) error {
-	var n int64
-	var err error
-	q := s.DB.WithContext(ctx)
-	switch tg.Type {
-	case "litreview_section":
-		err = q.Model(&models.LitSection{}).Where("project_id = ? AND id = ?", projectID, tg.ID).Count(&n).Error
-	case "experiment":
-		err = q.Model(&models.Experiment{}).Where("project_id = ? AND id = ?", projectID, tg.ID).Count(&n).Error
-	case "claim":
-		err = q.Model(&models.Claim{}).Where("project_id = ? AND id = ?", projectID, tg.ID).Count(&n).Error
-	}
+	ok, err := models.CiteTargetExists(ctx, s.DB, projectID, tg.Type, tg.ID)
 	if err != nil {
 		return err
 	}
-	if n == 0 {
-		return toolErr("not_found", pointer, "no %s %s in this project", tg.Type, tg.ID)
+	if !ok {
+		return toolErr(CodeNotFound, pointer, "no %s %s in this project", tg.Type, tg.ID)
 	}
 	return nil
 }

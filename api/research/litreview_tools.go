@@ -55,8 +55,8 @@ func litreviewView(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cs []models.Citation
-	if err := s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("created_at, id").Find(&cs).Error; err != nil {
+	cs, err := models.ProjectCitations(ctx, s.DB, in.ProjectID)
+	if err != nil {
 		return nil, err
 	}
 	sections := make([]map[string]any, 0, len(ss))
@@ -149,7 +149,7 @@ func litreviewCite(ctx context.Context, s *Service, c *Call) (any, error) {
 	seen := map[litTarget]bool{}
 	for i, tg := range in.Targets {
 		if seen[tg] {
-			return nil, toolErr("invalid_input", "/targets/"+itoa(i), "target %s %s is listed twice", tg.Type, tg.ID)
+			return nil, toolErr(CodeInvalidInput, "/targets/"+itoa(i), "target %s %s is listed twice", tg.Type, tg.ID)
 		}
 		seen[tg] = true
 		if err := s.checkTarget(ctx, in.ProjectID, tg, "/targets/"+itoa(i)); err != nil {
@@ -166,7 +166,7 @@ func litreviewCite(ctx context.Context, s *Service, c *Call) (any, error) {
 			raw, _ := json.Marshal(nonNil(in.Targets))
 			out = models.Citation{ID: models.NewID("cite_"), ProjectID: in.ProjectID, RefKind: kind, Ref: ref, Title: in.Title, Note: in.Note, TargetsJSON: string(raw)}
 			if err := tx.Create(&out).Error; err != nil {
-				return toolErr("conflict", "", "the same paper was cited concurrently; retry")
+				return toolErr(CodeConflict, "", "the same paper was cited concurrently; retry")
 			}
 			return nil
 		}
@@ -183,7 +183,7 @@ func litreviewCite(ctx context.Context, s *Service, c *Call) (any, error) {
 			}
 		}
 		if len(merged) > 20 {
-			return toolErr("invalid_input", "/targets", "a citation has at most 20 targets; it already has %d", len(have))
+			return toolErr(CodeInvalidInput, "/targets", "a citation has at most 20 targets; it already has %d", len(have))
 		}
 		raw, _ := json.Marshal(nonNil(merged))
 		cur.TargetsJSON = string(raw)

@@ -42,7 +42,7 @@ func NewMCPServerNamed(s *Service, version string, naming Naming) *mcp.Server {
 				p, _ = req.Extra.TokenInfo.Extra[principalExtra].(platform.Principal)
 			}
 			if p.CredentialID == "" {
-				return errorResult(&ToolError{Code: "forbidden", Message: "no authenticated credential"}), nil
+				return errorResult(&ToolError{Code: CodeForbidden, Message: "no authenticated credential"}), nil
 			}
 			out, terr := s.Invoke(ctx, p, name, req.Params.Arguments)
 			if terr != nil {
@@ -50,7 +50,7 @@ func NewMCPServerNamed(s *Service, version string, naming Naming) *mcp.Server {
 			}
 			return okResult(out), nil
 		}, func() *mcp.CallToolResult {
-			return errorResult(&ToolError{Code: "internal", Message: "internal error while handling " + name + "; it was logged",
+			return errorResult(&ToolError{Code: CodeInternal, Message: "internal error while handling " + name + "; it was logged",
 				Details: map[string]any{"retryable": false}})
 		}))
 	}
@@ -60,7 +60,7 @@ func NewMCPServerNamed(s *Service, version string, naming Naming) *mcp.Server {
 func okResult(v any) *mcp.CallToolResult {
 	raw, err := json.Marshal(v)
 	if err != nil {
-		return errorResult(&ToolError{Code: "unavailable", Message: "result did not encode"})
+		return errorResult(&ToolError{Code: CodeUnavailable, Message: "result did not encode"})
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, StructuredContent: json.RawMessage(raw)}
 }
@@ -102,7 +102,7 @@ func MCPHandler(s *Service, version string) gin.HandlerFunc {
 			return
 		}
 		if _, err := ParseNaming(c.Query("names")); err != nil {
-			rest.Abort(c, http.StatusBadRequest, "invalid_input", err.Error())
+			rest.Abort(c, http.StatusBadRequest, CodeInvalidInput, err.Error())
 			return
 		}
 		ctx := withRequestBase(context.WithValue(c.Request.Context(), principalCtxKey{}, p), c.Request)

@@ -6,9 +6,6 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
-	"time"
-
-	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/internal/mlflow"
 	models "github.com/gatehouse/gatehouse/models/research"
@@ -19,7 +16,7 @@ var mlflowKeyUnsafe = regexp.MustCompile(`[^A-Za-z0-9_\-. /]`)
 // mlflowClient is the configured tracking server, or a typed error.
 func (s *Service) mlflowClient() (*mlflow.Client, error) {
 	if s.Config.MLflowTrackingURI == "" {
-		return nil, &ToolError{Code: "unavailable", Message: "tracking is on but GATEHOUSE_MLFLOW_TRACKING_URI is not set"}
+		return nil, &ToolError{Code: CodeUnavailable, Message: "tracking is on but GATEHOUSE_MLFLOW_TRACKING_URI is not set"}
 	}
 	return &mlflow.Client{BaseURL: s.Config.MLflowTrackingURI}, nil
 }
@@ -38,12 +35,11 @@ func (s *Service) mlflowRun(ctx context.Context, c *Call) (models.Experiment, mo
 	if err != nil {
 		return e, models.MLflowRun{}, nil, err
 	}
-	var run models.MLflowRun
-	err = s.DB.WithContext(ctx).Where("experiment_id = ?", e.ID).Take(&run).Error
+	run, err := models.MLflowRunOf(ctx, s.DB, e.ID)
 	if err == nil {
 		return e, run, cl, nil
 	}
-	if !errors.Is(err, gorm.ErrRecordNotFound) {
+	if !errors.Is(err, models.ErrNoRecord) {
 		return e, run, nil, err
 	}
 	tags := []mlflow.Tag{{Key: "gatehouse.project_id", Value: p.ID}}
@@ -56,18 +52,15 @@ func (s *Service) mlflowRun(ctx context.Context, c *Call) (models.Experiment, mo
 	if err != nil {
 		return e, run, nil, mlflowFailed(err)
 	}
-	run = models.MLflowRun{ExperimentID: e.ID, ProjectID: p.ID, MLflowExperimentID: mexp, RunID: runID}
-	if err := s.DB.WithContext(ctx).Create(&run).Error; err != nil {
-		// A concurrent call recorded a run first; answer that one.
-		if rerr := s.DB.WithContext(ctx).Where("experiment_id = ?", e.ID).Take(&run).Error; rerr != nil {
-			return e, run, nil, err
-		}
+	run, err = models.RecordMLflowRun(ctx, s.DB, models.MLflowRun{ExperimentID: e.ID, ProjectID: p.ID, MLflowExperimentID: mexp, RunID: runID})
+	if err != nil {
+		return e, run, nil, err
 	}
 	return e, run, cl, nil
 }
 
 func mlflowFailed(err error) error {
-	return &ToolError{Code: "unavailable", Message: "the MLflow tracking server refused or failed: " + err.Error()}
+	return &ToolError{Code: CodeUnavailable, Message: "the MLflow tracking server refused or failed: " + err.Error()}
 }
 
 func mlflowView(s *Service, run models.MLflowRun) map[string]any {
@@ -126,8 +119,7 @@ func mlflowFinalize(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := cl.FinishRun(ctx, run.RunID, now); err != nil {
 		return nil, mlflowFailed(err)
 	}
-	if err := s.DB.WithContext(ctx).Model(&models.MLflowRun{}).Where("experiment_id = ? AND finished_at IS NULL", e.ID).
-		Updates(map[string]any{"finished_at": now, "updated_at": time.Now().UTC()}).Error; err != nil {
+	if err := models.FinishMLflowRun(ctx, s.DB, e.ID, now); err != nil {
 		return nil, err
 	}
 	run.FinishedAt = &now

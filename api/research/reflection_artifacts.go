@@ -33,7 +33,7 @@ func (s *Service) reflectionArtifactSubmit(ctx context.Context, c *Call, in arti
 		return nil, err
 	}
 	if st.Status.Terminal() {
-		return nil, toolErr("gate_blocked", "/target_id", "the reflection is %s; it takes no more artifacts", st.Status)
+		return nil, toolErr(CodeGateBlocked, "/target_id", "the reflection is %s; it takes no more artifacts", st.Status)
 	}
 	if in.Role == string(rg.EvLensDocs) {
 		found := false
@@ -41,17 +41,17 @@ func (s *Service) reflectionArtifactSubmit(ctx context.Context, c *Call, in arti
 			found = found || l.ID == in.LensID
 		}
 		if !found {
-			return nil, toolErr("invalid_input", "/lens_id", "a reflection_lens_doc needs the lens_id of a roster lens (next: %s)", st.NextLens())
+			return nil, toolErr(CodeInvalidInput, "/lens_id", "a reflection_lens_doc needs the lens_id of a roster lens (next: %s)", st.NextLens())
 		}
 	} else if in.LensID != "" {
 		return nil, invalid("/lens_id", "lens_id belongs only to role reflection_lens_doc")
 	}
 	token := "up_" + models.RandomHex(32)
-	a := models.Artifact{ID: models.NewID("art_"), ProjectID: r.ProjectID, TargetType: "reflection", TargetID: r.ID, Role: in.Role,
+	a := models.Artifact{ID: models.NewID("art_"), ProjectID: r.ProjectID, TargetType: targetReflection, TargetID: r.ID, Role: in.Role,
 		LensID: in.LensID, Path: in.Path, Title: in.Title, Attempt: st.Attempt, UploadTokenHash: platform.HashSecret(token),
 		UploadExpiresAt: s.now().Add(uploadTTL)}
 	a.BlobKey = "research/" + r.ProjectID + "/artifacts/" + a.ID
-	if err := s.DB.WithContext(ctx).Create(&a).Error; err != nil {
+	if err := models.CreateArtifact(ctx, s.DB, &a); err != nil {
 		return nil, err
 	}
 	url := s.publicBase(ctx) + UploadPathPrefix + token
@@ -82,7 +82,7 @@ func (s *Service) uploadReflection(c *gin.Context, a models.Artifact) {
 	key := artifactAttemptKey(a)
 	info, err := s.Blobs.Put(ctx, key, c.Request.Body, max)
 	if err != nil {
-		rest.Abort(c, http.StatusRequestEntityTooLarge, "invalid_input", "upload refused: "+err.Error())
+		rest.Abort(c, http.StatusRequestEntityTooLarge, CodeInvalidInput, "upload refused: "+err.Error())
 		return
 	}
 	st, err := s.reflectionState(ctx, a.TargetID)
@@ -91,7 +91,7 @@ func (s *Service) uploadReflection(c *gin.Context, a models.Artifact) {
 		return
 	}
 	if st.Status.Terminal() {
-		rest.Abort(c, http.StatusConflict, "gate_blocked", "the reflection is "+string(st.Status)+"; it takes no more artifacts")
+		rest.Abort(c, http.StatusConflict, CodeGateBlocked, "the reflection is "+string(st.Status)+"; it takes no more artifacts")
 		return
 	}
 	var problems []string
@@ -144,9 +144,7 @@ func (s *Service) changeSpecProblems(ctx context.Context, projectID string, corp
 		if ch.ClaimID == "" {
 			continue
 		}
-		var n int64
-		s.DB.WithContext(ctx).Model(&models.Claim{}).Where("id = ? AND project_id = ?", ch.ClaimID, projectID).Count(&n)
-		if n == 0 {
+		if ok, _ := models.ClaimExists(ctx, s.DB, projectID, ch.ClaimID); !ok {
 			p = append(p, "claim_changes names unknown claim "+ch.ClaimID)
 		}
 	}
@@ -160,8 +158,7 @@ func (s *Service) changeSpecProblems(ctx context.Context, projectID string, corp
 				p = append(p, "follow-up "+f.Name+" depends on "+d+", which is not a corpus experiment")
 			}
 		}
-		var taken models.Experiment
-		if s.DB.WithContext(ctx).Where("project_id = ? AND name = ?", projectID, f.Name).Take(&taken).Error == nil {
+		if taken, err := models.ExperimentNamed(ctx, s.DB, projectID, f.Name); err == nil {
 			p = append(p, "follow-up "+f.Name+" has the name of experiment "+taken.ID+"; name it differently")
 		}
 	}

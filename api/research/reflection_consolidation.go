@@ -44,8 +44,8 @@ func consolidationGet(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var props []models.ConsolidationProposal
-	if err := s.DB.WithContext(ctx).Where("reflection_id = ?", r.ID).Order("revision").Find(&props).Error; err != nil {
+	props, err := models.ProposalsOf(ctx, s.DB, r.ID)
+	if err != nil {
 		return nil, err
 	}
 	latest := map[string]proposalDecision{}
@@ -92,13 +92,12 @@ func consolidationGet(ctx context.Context, s *Service, c *Call) (any, error) {
 		exps = append(exps, entry)
 	}
 	var feedback []map[string]any
-	var reqs []models.ReviewRequest
-	if err := s.DB.WithContext(ctx).Where("target_id = ? AND kind = ? AND status = ?", r.ID, "consolidation", models.ReviewSubmitted).Order("created_at").Find(&reqs).Error; err != nil {
+	reqs, err := models.SubmittedReviews(ctx, s.DB, r.ID, kindConsolidation)
+	if err != nil {
 		return nil, err
 	}
 	for _, q := range reqs {
-		var sess models.ReviewSession
-		if s.DB.WithContext(ctx).Where("request_id = ?", q.ID).Take(&sess).Error == nil {
+		if sess, err := models.ReviewSessionOfRequest(ctx, s.DB, q.ID); err == nil {
 			feedback = append(feedback, map[string]any{"review_request_id": q.ID, "verdict": sess.Verdict, "synopsis": sess.Synopsis, "notes": sess.Notes,
 				"findings": decodedJSON(sess.FindingsJSON), "evidence": decodedJSON(sess.EvidenceJSON)})
 		}
@@ -129,13 +128,13 @@ func consolidationSubmit(ctx context.Context, s *Service, c *Call) (any, error) 
 		return nil, err
 	}
 	if st.Status != rg.Consolidating {
-		return nil, toolErr("gate_blocked", "/reflection_id", "the reflection is %s; a consolidation proposal is taken only while consolidating", st.Status)
+		return nil, toolErr(CodeGateBlocked, "/reflection_id", "the reflection is %s; a consolidation proposal is taken only while consolidating", st.Status)
 	}
 	if st.Advance != nil {
-		return nil, toolErr("conflict", "/reflection_id", "a central advance is %s; proposals are refused while one is intended or bound", st.Advance.Status)
+		return nil, toolErr(CodeConflict, "/reflection_id", "a central advance is %s; proposals are refused while one is intended or bound", st.Advance.Status)
 	}
 	if st.Proposal != nil {
-		return nil, &ToolError{Code: "conflict", Pointer: "/reflection_id", Message: "a consolidation proposal was already submitted for this attempt (revision) and is immutable",
+		return nil, &ToolError{Code: CodeConflict, Pointer: "/reflection_id", Message: "a consolidation proposal was already submitted for this attempt (revision) and is immutable",
 			Details: map[string]any{"proposal_id": st.Proposal.ProposalID, "proposal_revision": st.Proposal.Revision}}
 	}
 	if err := checkDecisions(st.Corpus, in.Decisions); err != nil {
@@ -191,7 +190,7 @@ func checkDecisions(corpus []string, ds []proposalDecision) error {
 		}
 	}
 	if len(missing) > 0 {
-		return &ToolError{Code: "invalid_input", Pointer: "/decisions", Message: "one decision per corpus experiment is required",
+		return &ToolError{Code: CodeInvalidInput, Pointer: "/decisions", Message: "one decision per corpus experiment is required",
 			Details: map[string]any{"missing_experiment_ids": missing}}
 	}
 	return nil

@@ -15,8 +15,8 @@ func (s *Service) docRef(ctx context.Context, id string, withContent bool) (map[
 	if id == "" {
 		return nil, nil
 	}
-	var a models.Artifact
-	if err := s.DB.WithContext(ctx).Where("id = ?", id).Take(&a).Error; err != nil {
+	a, err := models.ArtifactByID(ctx, s.DB, id)
+	if err != nil {
 		return nil, err
 	}
 	v := map[string]any{"artifact_id": a.ID, "role": a.Role, "path": a.Path, "sha256": a.SHA256, "valid": a.Valid}
@@ -59,7 +59,7 @@ func reflectionGet(ctx context.Context, s *Service, c *Call) (any, error) {
 			return nil, err
 		}
 		if !ok {
-			return nil, toolErr("not_found", "/reflection_id", "project %s has no reflection; open one with reflection.create", in.ProjectID)
+			return nil, toolErr(CodeNotFound, "/reflection_id", "project %s has no reflection; open one with reflection.create", in.ProjectID)
 		}
 		in.ReflectionID = r.ID
 	}
@@ -107,8 +107,7 @@ func (s *Service) reflectionView(ctx context.Context, r models.Reflection, withC
 		}
 	}
 	var prior any
-	var pub models.Reflection
-	if s.DB.WithContext(ctx).Where("project_id = ? AND published_at IS NOT NULL AND id <> ?", r.ProjectID, r.ID).Order("published_at DESC").Take(&pub).Error == nil {
+	if pub, err := models.LatestPublishedReflection(ctx, s.DB, r.ProjectID, r.ID); err == nil {
 		graph, err := s.docRef(ctx, pub.GraphArtifactID, withContent)
 		if err != nil {
 			return nil, err

@@ -2,29 +2,12 @@ package research
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"github.com/gatehouse/gatehouse/models/platform"
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
-	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
-
-func reflectionSnapshot(st wf.ReflectionState) map[string]any {
-	arts := []map[string]any{}
-	for key, a := range st.Artifacts {
-		if a.Attempt == st.Attempt {
-			arts = append(arts, map[string]any{"artifact_id": a.ArtifactID, "role": a.Role, "key": key, "attempt_index": a.Attempt})
-		}
-	}
-	snap := map[string]any{"target_type": "reflection", "target_id": st.ReflectionID, "status": st.Status, "attempt_index": st.Attempt,
-		"proposal_revision": st.ProposalRevision, "artifacts": arts, "snapshot_token": st.SnapshotToken()}
-	if st.Proposal != nil {
-		snap["proposal_id"] = st.Proposal.ProposalID
-	}
-	return snap
-}
 
 // reflectionReviewRequest is review.request for target_type reflection.
 func (s *Service) reflectionReviewRequest(ctx context.Context, c *Call, in reviewArgs) (any, error) {
@@ -40,27 +23,15 @@ func (s *Service) reflectionReviewRequest(ctx context.Context, c *Call, in revie
 	if err != nil {
 		return nil, err
 	}
-	kind := st.ReviewKind()
-	if kind == "" || st.Decision().ReviewEvidence == "" {
-		return nil, toolErr("gate_blocked", "/target_id", "no review is due at reflection gate %s", st.Decision().Gate)
-	}
 	proj, err := s.project(ctx, c, in.ProjectID)
 	if err != nil {
 		return nil, err
 	}
-	if err := reviewRoleFits(proj, kind, in.Role); err != nil {
+	a, err := s.newReviewRequest(c, proj, reflectionTarget{st: st}, in)
+	if err != nil {
 		return nil, err
 	}
-	if in.ProducerSessionID == "" {
-		in.ProducerSessionID = "main"
-	}
-	capability := "rp_" + models.RandomHex(32)
-	snap := reflectionSnapshot(st)
-	raw, _ := json.Marshal(snap)
-	q := models.ReviewRequest{ID: models.NewID("rr_"), ProjectID: r.ProjectID, TargetType: "reflection", TargetID: r.ID, Kind: kind,
-		Role: in.Role, Reason: in.Reason, ProducerSessionID: in.ProducerSessionID, ProducerCredential: c.Principal.CredentialID,
-		CapabilityHash: platform.HashSecret(capability),
-		SnapshotToken:  st.SnapshotToken(), SnapshotJSON: string(raw), Status: models.ReviewRequested, ExpiresAt: s.now().Add(reviewTTL)}
+	q, kind := a.request, a.request.Kind
 	if err := models.CreateReviewRequest(ctx, s.DB, q); err != nil {
 		return nil, err
 	}
@@ -70,16 +41,7 @@ func (s *Service) reflectionReviewRequest(ctx context.Context, c *Call, in revie
 		return nil, err
 	}
 	requested.answer(ctx, nil)
-	read := "reflection.get include_content=true"
-	if kind == "consolidation" {
-		read = "consolidation.get"
-	}
-	return map[string]any{"review_request_id": q.ID, "reviewer_capability": capability, "role": q.Role,
-		"target_snapshot_id": q.SnapshotToken, "target_snapshot": snap, "expires_at": q.ExpiresAt,
-		"reviewer_handoff": map[string]any{"role": q.Role, "skill": kind + "-review", "target_type": "reflection", "target_id": r.ID,
-			"read_only": true, "start_tool": "review.start", "submit_tool": "review.submit",
-			"spawn_prompt": "You are the " + q.Role + " for reflection " + r.ID + ". Call review.start with review_request_id " + q.ID +
-				", the reviewer capability and your own caller_session_id; read the wave with " + read + "; then review.submit a verdict."}}, nil
+	return a, nil
 }
 
 // openReflectionSession is openSession for a reflection target.
@@ -88,11 +50,8 @@ func (s *Service) openReflectionSession(ctx context.Context, r models.ReviewRequ
 	if err != nil {
 		return models.ReviewSession{}, err
 	}
-	if st.SnapshotToken() != r.SnapshotToken {
-		return models.ReviewSession{}, toolErr("conflict", "/review_request_id", "the reflection changed since the review was requested; the producer must request a new review")
-	}
-	sess := newReviewSession(r, p, callerSessionID, agent)
-	if err := models.StartReviewSession(ctx, s.DB, r, sess); err != nil {
+	sess, err := s.reviewStarted(ctx, reflectionTarget{st: st}, r, p, callerSessionID, agent)
+	if err != nil {
 		return models.ReviewSession{}, err
 	}
 	started, err := s.notifyReflection(ctx, r.TargetID, wf.ReviewStartedSignal, r.ID, wf.ReviewStarted{Kind: r.Kind, RequestID: r.ID})
@@ -105,9 +64,9 @@ func (s *Service) openReflectionSession(ctx context.Context, r models.ReviewRequ
 
 // recordReflectionVerdict is recordVerdict for a reflection target.
 func (s *Service) recordReflectionVerdict(ctx context.Context, sess models.ReviewSession, req models.ReviewRequest, v Verdict) (map[string]any, error) {
-	route, err := rg.RouteVerdict(req.Kind, v.Verdict, v.ReturnTo)
+	moved, err := reflectionTarget{}.moved(req.Kind, v)
 	if err != nil {
-		return nil, verdictError(err)
+		return nil, err
 	}
 	if _, err := s.reflectionState(ctx, req.TargetID); err != nil {
 		return nil, err
@@ -124,9 +83,5 @@ func (s *Service) recordReflectionVerdict(ctx context.Context, sess models.Revie
 		return nil, err
 	}
 	answered.answer(ctx, nil)
-	out := map[string]any{"review_session_id": sess.ID, "review_request_id": req.ID, "verdict": v.Verdict, "recorded": true}
-	if route.Moves {
-		out["target_status"], out["new_attempt"], out["new_proposal_revision"] = route.To, route.NewAttempt, route.NewRevision
-	}
-	return out, nil
+	return verdictAnswer(sess, req, v, moved), nil
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 
-	"gorm.io/gorm"
-
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
@@ -31,19 +29,17 @@ func (s *Service) reflectionRow(ctx context.Context, c *Call, projectID, id stri
 	if _, err := s.project(ctx, c, projectID); err != nil {
 		return models.Reflection{}, err
 	}
-	var r models.Reflection
-	err := s.DB.WithContext(ctx).Where("id = ? AND project_id = ?", id, projectID).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return r, toolErr("not_found", "/reflection_id", "no reflection %s in project %s", id, projectID)
+	r, err := models.ReflectionInProject(ctx, s.DB, projectID, id)
+	if errors.Is(err, models.ErrNoRecord) {
+		return r, toolErr(CodeNotFound, "/reflection_id", "no reflection %s in project %s", id, projectID)
 	}
 	return r, err
 }
 
 // latestReflection returns the project's open wave, else its newest (ok false if none).
 func (s *Service) latestReflection(ctx context.Context, projectID string) (models.Reflection, bool, error) {
-	var r models.Reflection
-	err := s.DB.WithContext(ctx).Where("project_id = ?", projectID).Order("open_project IS NULL, created_at DESC").Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	r, err := models.LatestReflection(ctx, s.DB, projectID)
+	if errors.Is(err, models.ErrNoRecord) {
 		return r, false, nil
 	}
 	return r, err == nil, err

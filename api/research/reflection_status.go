@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"gorm.io/gorm"
-
 	models "github.com/gatehouse/gatehouse/models/research"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
@@ -14,8 +12,8 @@ import (
 // the wave's gate, next action, review gate and artifact guidance (the
 // next lens_id for a lens doc). ok is false when no wave is open.
 func (s *Service) reflectionStatus(ctx context.Context, c *Call, p models.Project) (any, bool, error) {
-	var r models.Reflection
-	if s.DB.WithContext(ctx).Where("open_project = ?", p.ID).Take(&r).Error != nil {
+	r, err := models.OpenReflection(ctx, s.DB, p.ID)
+	if err != nil {
 		return nil, false, nil
 	}
 	st, err := s.reflectionState(ctx, r.ID)
@@ -33,7 +31,7 @@ func (s *Service) reflectionStatus(ctx context.Context, c *Call, p models.Projec
 	if kind := st.ReviewKind(); d.ReviewEvidence != "" && kind != "" {
 		rv := st.Reviews[kind]
 		status := reviewGateStatus(rv, st.SnapshotToken())
-		g := map[string]any{"role": reviewRoleOf(p, kind), "skill": kind + "-review", "target_type": "reflection", "target_id": r.ID,
+		g := map[string]any{"role": reviewRoleOf(p, kind), "skill": kind + "-review", "target_type": targetReflection, "target_id": r.ID,
 			"status": status, "label": kind + " review", "read_only": true}
 		if rv.RequestID != "" && status != "none" {
 			g["request_id"], g["expires_at"] = rv.RequestID, rv.ExpiresAt
@@ -43,7 +41,7 @@ func (s *Service) reflectionStatus(ctx context.Context, c *Call, p models.Projec
 	}
 	if d.ArtifactRole != "" {
 		t := rg.Templates[d.ArtifactRole]
-		g := map[string]any{"target_type": "reflection", "target_id": r.ID, "role": t.Role, "template": t.Text,
+		g := map[string]any{"target_type": targetReflection, "target_id": r.ID, "role": t.Role, "template": t.Text,
 			"guidance": rg.GuidanceOf(d.ArtifactRole), "checks": rg.Checks(d.ArtifactRole), "path": "reflections/" + r.ID + "/" + t.Path}
 		if d.ArtifactRole == string(rg.EvLensDocs) {
 			lens := st.NextLens()
@@ -77,9 +75,8 @@ func (s *Service) reflectionStatus(ctx context.Context, c *Call, p models.Projec
 // latestPublishedReflection summarizes the project's newest published
 // wave with its pinned graph and doc (nil if none).
 func (s *Service) latestPublishedReflection(ctx context.Context, projectID string) (any, error) {
-	var r models.Reflection
-	err := s.DB.WithContext(ctx).Where("project_id = ? AND published_at IS NOT NULL", projectID).Order("published_at DESC").Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	r, err := models.LatestPublishedReflection(ctx, s.DB, projectID, "")
+	if errors.Is(err, models.ErrNoRecord) {
 		return nil, nil
 	}
 	if err != nil {

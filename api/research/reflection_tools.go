@@ -111,9 +111,8 @@ func (s *Service) snapshotCorpus(ctx context.Context, projectID string) ([]corpu
 	out := make([]corpusEntry, 0, len(exps))
 	for _, e := range exps {
 		ce := corpusEntry{ExperimentID: e.ID, Name: e.Name, Intent: e.Intent, Status: e.Status, Conclusion: e.Conclusion, BaseSHA: base}
-		var as []models.Artifact
-		if err := s.DB.WithContext(ctx).Where("target_type = ? AND target_id = ? AND attempt = ? AND uploaded_at IS NOT NULL", "experiment", e.ID, e.Attempt).
-			Order("created_at").Find(&as).Error; err != nil {
+		as, err := models.AttemptArtifacts(ctx, s.DB, targetExperiment, e.ID, e.Attempt)
+		if err != nil {
 			return nil, err
 		}
 		for _, a := range as {
@@ -141,7 +140,7 @@ func reflectionTransition(ctx context.Context, s *Service, c *Call) (any, error)
 	}
 	// A finished wave's workflow takes no updates; answer as its table would.
 	if st, err := s.reflectionState(ctx, in.ReflectionID); err == nil && st.Status.Terminal() {
-		return nil, &ToolError{Code: "gate_blocked", Pointer: "/transition", Message: "the reflection is " + string(st.Status) + "; no transition leaves it",
+		return nil, &ToolError{Code: CodeGateBlocked, Pointer: "/transition", Message: "the reflection is " + string(st.Status) + "; no transition leaves it",
 			Details: map[string]any{"current_gate": "terminal", "allowed_transitions": []string{}}}
 	}
 	h, err := s.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: wf.ReflectionWorkflowID(in.ReflectionID),
@@ -168,8 +167,8 @@ func reflectionList(ctx context.Context, s *Service, c *Call) (any, error) {
 	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
 		return nil, err
 	}
-	var rs []models.Reflection
-	if err := s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("created_at DESC").Limit(200).Find(&rs).Error; err != nil {
+	rs, err := models.ProjectReflections(ctx, s.DB, in.ProjectID, 200)
+	if err != nil {
 		return nil, err
 	}
 	out := make([]map[string]any, 0, len(rs))

@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/api/rest"
 	"github.com/gatehouse/gatehouse/models/platform"
@@ -53,42 +52,41 @@ func (s *Service) AnswerHumanReview(ctx context.Context, operator platform.Princ
 
 func (s *Service) answerHumanReview(ctx context.Context, operator platform.Principal, requestID string, v Verdict) (map[string]any, error) {
 	if operator.Role != platform.RoleOperator || operator.CredentialID == "" {
-		return nil, toolErr("forbidden", "", "only an operator answers a human review")
+		return nil, toolErr(CodeForbidden, "", "only an operator answers a human review")
 	}
 	if v.Synopsis == "" {
 		return nil, invalid("/synopsis", "a verdict needs a synopsis")
 	}
-	var r models.ReviewRequest
-	err := s.DB.WithContext(ctx).Where("id = ?", requestID).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, toolErr("not_found", "/review_request_id", "no review request %s", requestID)
+	r, err := models.ReviewRequestByID(ctx, s.DB, requestID)
+	if errors.Is(err, models.ErrNoRecord) {
+		return nil, toolErr(CodeNotFound, "/review_request_id", "no review request %s", requestID)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if r.Role != models.RoleHuman {
-		return nil, toolErr("forbidden", "/review_request_id", "review request %s is for a %s, not a human", r.ID, r.Role)
+		return nil, toolErr(CodeForbidden, "/review_request_id", "review request %s is for a %s, not a human", r.ID, r.Role)
 	}
 	// Check the verdict before opening a session, so a bad one writes nothing.
-	if _, err := routeFor(r, v); err != nil {
+	if err := routeFor(r, v); err != nil {
 		return nil, err
 	}
 	var sess models.ReviewSession
 	switch r.Status {
 	case models.ReviewRequested:
 		if !s.now().Before(r.ExpiresAt) {
-			return nil, toolErr("expired", "/review_request_id", "the review request expired; ask the producer for a new review.request")
+			return nil, toolErr(CodeExpired, "/review_request_id", "the review request expired; ask the producer for a new review.request")
 		}
 		if sess, err = s.openSession(ctx, r, operator, "operator:"+operator.CredentialID, "human:"+operator.Name); err != nil {
 			return nil, err
 		}
 		r.Status = models.ReviewStarted
 	case models.ReviewStarted:
-		if err := s.DB.WithContext(ctx).Where("request_id = ?", r.ID).Take(&sess).Error; err != nil {
+		if sess, err = models.ReviewSessionOfRequest(ctx, s.DB, r.ID); err != nil {
 			return nil, err
 		}
 	default:
-		return nil, toolErr("conflict", "/review_request_id", "the review request is %s; a verdict is recorded once", r.Status)
+		return nil, toolErr(CodeConflict, "/review_request_id", "the review request is %s; a verdict is recorded once", r.Status)
 	}
 	return s.recordVerdict(ctx, sess, r, v)
 }
@@ -97,7 +95,7 @@ func (s *Service) answerHumanReview(ctx context.Context, operator platform.Princ
 func (s *Service) answerHumanReviewHTTP(c *gin.Context) {
 	var v Verdict
 	if err := c.ShouldBindJSON(&v); err != nil {
-		rest.Abort(c, http.StatusBadRequest, "invalid_input", "body must be {verdict, synopsis, return_to?, notes?}")
+		rest.Abort(c, http.StatusBadRequest, CodeInvalidInput, "body must be {verdict, synopsis, return_to?, notes?}")
 		return
 	}
 	p, _ := rest.PrincipalOf(c)

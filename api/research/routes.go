@@ -55,8 +55,8 @@ func (s *Service) listTools(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"tools": out, "public": pub, "hidden": hid})
 }
 
-var statusOf = map[string]int{"invalid_input": 400, "forbidden": 403, "not_found": 404, "conflict": 409, "gate_blocked": 409,
-	"expired": 410, "unavailable": 503}
+var statusOf = map[string]int{CodeInvalidInput: 400, CodeForbidden: 403, CodeNotFound: 404, CodeConflict: 409, CodeGateBlocked: 409,
+	CodeExpired: 410, CodeUnavailable: 503}
 
 func (s *Service) callTool(c *gin.Context) {
 	body, ok := rest.ReadBody(c)
@@ -65,7 +65,7 @@ func (s *Service) callTool(c *gin.Context) {
 	}
 	p, _ := rest.PrincipalOf(c)
 	if len(body) > 0 && !json.Valid(body) {
-		rest.Abort(c, http.StatusBadRequest, "invalid_input", "body is not JSON")
+		rest.Abort(c, http.StatusBadRequest, CodeInvalidInput, "body is not JSON")
 		return
 	}
 	out, terr := s.Invoke(withRequestBase(c.Request.Context(), c.Request), p, c.Param("name"), body)
@@ -84,10 +84,9 @@ func (s *Service) callTool(c *gin.Context) {
 // and size, checks a gated role's content, and signals the experiment.
 func (s *Service) upload(c *gin.Context) {
 	ctx := c.Request.Context()
-	var a models.Artifact
-	err := s.DB.WithContext(ctx).Where("upload_token_hash = ?", platform.HashSecret(c.Param("token"))).Take(&a).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		rest.Abort(c, http.StatusNotFound, "not_found", "unknown upload token")
+	a, err := models.ArtifactByUploadTokenHash(ctx, s.DB, platform.HashSecret(c.Param("token")))
+	if errors.Is(err, models.ErrNoRecord) {
+		rest.Abort(c, http.StatusNotFound, CodeNotFound, "unknown upload token")
 		return
 	}
 	if err != nil {
@@ -95,14 +94,14 @@ func (s *Service) upload(c *gin.Context) {
 		return
 	}
 	if a.UploadedAt != nil {
-		rest.Abort(c, http.StatusConflict, "conflict", "this upload token was already used")
+		rest.Abort(c, http.StatusConflict, CodeConflict, "this upload token was already used")
 		return
 	}
 	if s.now().After(a.UploadExpiresAt) {
-		rest.Abort(c, http.StatusGone, "expired", "the upload token expired; call artifact.submit again")
+		rest.Abort(c, http.StatusGone, CodeExpired, "the upload token expired; call artifact.submit again")
 		return
 	}
-	if a.TargetType == "reflection" {
+	if a.TargetType == targetReflection {
 		s.uploadReflection(c, a)
 		return
 	}
@@ -116,7 +115,7 @@ func (s *Service) upload(c *gin.Context) {
 	key := artifactAttemptKey(a)
 	info, err := s.Blobs.Put(ctx, key, c.Request.Body, max)
 	if err != nil {
-		rest.Abort(c, http.StatusRequestEntityTooLarge, "invalid_input", "upload refused: "+err.Error())
+		rest.Abort(c, http.StatusRequestEntityTooLarge, CodeInvalidInput, "upload refused: "+err.Error())
 		return
 	}
 	var problems []string
@@ -134,7 +133,7 @@ func (s *Service) upload(c *gin.Context) {
 		return
 	}
 	if st.Status.Terminal() {
-		rest.Abort(c, http.StatusConflict, "gate_blocked", "the experiment is "+string(st.Status)+"; it takes no more artifacts")
+		rest.Abort(c, http.StatusConflict, CodeGateBlocked, "the experiment is "+string(st.Status)+"; it takes no more artifacts")
 		return
 	}
 	now := time.Now().UTC()
@@ -165,10 +164,9 @@ func (s *Service) upload(c *gin.Context) {
 }
 
 func (s *Service) pendingHumanReviews(c *gin.Context) {
-	var rs []models.ReviewRequest
 	// An expired request can no longer be answered: it is not pending.
-	if err := s.DB.WithContext(c.Request.Context()).Where("role = ? AND status IN ? AND expires_at > ?", models.RoleHuman,
-		[]string{models.ReviewRequested, models.ReviewStarted}, s.now()).Order("created_at").Limit(500).Find(&rs).Error; err != nil {
+	rs, err := models.PendingHumanReviews(c.Request.Context(), s.DB, s.now(), 500)
+	if err != nil {
 		rest.Unavailable(c, "database unavailable")
 		return
 	}
@@ -176,8 +174,8 @@ func (s *Service) pendingHumanReviews(c *gin.Context) {
 }
 
 func (s *Service) operatorExperiments(c *gin.Context) {
-	var es []models.Experiment
-	if err := s.DB.WithContext(c.Request.Context()).Order("updated_at DESC").Limit(500).Find(&es).Error; err != nil {
+	es, err := models.RecentExperiments(c.Request.Context(), s.DB, 500)
+	if err != nil {
 		rest.Unavailable(c, "database unavailable")
 		return
 	}

@@ -43,7 +43,7 @@ func TestSandboxTools_KubernetesSandboxIsReadThroughItsAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
+	defer func() { _ = a.Close() }()
 	for uid, ep := range map[string]wf.SandboxEndpoint{
 		"sbx_kagent01": {Host: "10.0.0.9", Port: 2222, InspectURL: a.InspectURL, InspectToken: "pod-token"},
 		"sbx_kplain01": {Host: "10.0.0.8", Port: 2222},

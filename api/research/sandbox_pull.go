@@ -25,11 +25,11 @@ func sandboxPullOutputs(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	if !s.Config.Features.Storage {
-		return nil, toolErr("unsupported", "/paths", "sandbox.pull_outputs copies files into storage objects, and storage is off "+
+		return nil, toolErr(CodeUnsupported, "/paths", "sandbox.pull_outputs copies files into storage objects, and storage is off "+
 			"in this deployment (GATEHOUSE_FEATURE_STORAGE=false): copy the files over SSH, or turn storage on")
 	}
 	if !sb.Active() {
-		return nil, toolErr("conflict", "/sandbox_uid", "sandbox %s is %s; its working directory is gone", sb.UID, sb.Status)
+		return nil, toolErr(CodeConflict, "/sandbox_uid", "sandbox %s is %s; its working directory is gone", sb.UID, sb.Status)
 	}
 	limit := s.Config.MaxBodyBytes
 	if limit <= 0 {
@@ -66,13 +66,13 @@ func pullError(err error, i int, p string) error {
 	at := fmt.Sprintf("/paths/%d", i)
 	switch {
 	case errors.Is(err, sandbox.ErrPathOutside):
-		return toolErr("invalid_input", at, "path %q leaves the sandbox working directory; refused", p)
+		return toolErr(CodeInvalidInput, at, "path %q leaves the sandbox working directory; refused", p)
 	case errors.Is(err, sandbox.ErrNotFound):
-		return toolErr("not_found", at, "no regular file %q in the working directory", p)
+		return toolErr(CodeNotFound, at, "no regular file %q in the working directory", p)
 	case errors.As(err, new(*ToolError)):
 		return err
 	}
-	return toolErr("invalid_input", at, "%v", err)
+	return toolErr(CodeInvalidInput, at, "%v", err)
 }
 
 // stageOutput streams path p of sandbox sb into a fresh blob key, which
@@ -82,7 +82,7 @@ func (s *Service) stageOutput(ctx context.Context, insp sandboxReader, sb models
 	if err != nil {
 		return stagedOutput{}, err
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	key := "research/" + sb.ProjectID + "/storage/pull-" + sb.UID + "-" + models.RandomHex(12)
 	info, err := s.Blobs.Put(ctx, key, rc, limit)
 	if err != nil {

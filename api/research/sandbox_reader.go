@@ -116,7 +116,7 @@ func (s *Service) remoteFor(ctx context.Context, sb models.Sandbox) (remoteReade
 		return remoteReader{inspect: func(ctx context.Context, in wf.SandboxInspectRequest) (wf.SandboxInspectResult, error) {
 			out, err := cl.Inspect(ctx, in)
 			if err != nil && agent.ErrorType(err) == "" && ctx.Err() == nil {
-				return out, toolErr("unavailable", "/sandbox_uid", "the sandbox agent of %s did not answer: %v", sb.UID, err)
+				return out, toolErr(CodeUnavailable, "/sandbox_uid", "the sandbox agent of %s did not answer: %v", sb.UID, err)
 			}
 			return out, err
 		}}, true
@@ -158,12 +158,12 @@ func (s *Service) hostInspect(hostQueue string) inspectFunc {
 		case errors.As(err, &app) && app.Type() != "":
 			return out, agent.FromType(app.Type(), app.Message())
 		case errors.As(err, &timeout) && timeout.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
-			return out, toolErr("unavailable", "/sandbox_uid", "the worker host holding sandbox %s (task queue %s) did not answer within %s; "+
+			return out, toolErr(CodeUnavailable, "/sandbox_uid", "the worker host holding sandbox %s (task queue %s) did not answer within %s; "+
 				"is its worker running?", in.UID, hostQueue, wf.SandboxInspectPickup)
 		case ctx.Err() != nil:
 			return out, ctx.Err()
 		}
-		return out, toolErr("unavailable", "/sandbox_uid", "could not read sandbox %s on its worker host (task queue %s): %v", in.UID, hostQueue, err)
+		return out, toolErr(CodeUnavailable, "/sandbox_uid", "could not read sandbox %s on its worker host (task queue %s): %v", in.UID, hostQueue, err)
 	}
 }
 

@@ -37,9 +37,8 @@ func (s *Service) recoverStranded(ctx context.Context, projectID string) {
 	if s.Temporal == nil {
 		return
 	}
-	var rows []models.Sandbox
-	if err := s.DB.WithContext(ctx).Where("project_id = ? AND status = ? AND created_at < ?", projectID, models.SandboxProvisioning,
-		s.now().Add(-strandedAfter)).Order("created_at").Limit(50).Find(&rows).Error; err != nil {
+	rows, err := models.StrandedSandboxes(ctx, s.DB, projectID, s.now().Add(-strandedAfter), 50)
+	if err != nil {
 		s.Log.WarnContext(ctx, "sandbox: stranded rows not read", "project_id", projectID, "err", err)
 		return
 	}

@@ -148,13 +148,10 @@ func (s *Service) sandboxBlock(ctx context.Context, experimentID string) map[str
 	if !s.Config.Features.Sandboxes {
 		return map[string]any{"active": false}
 	}
-	var rows []models.Sandbox
-	err := s.DB.WithContext(ctx).Where("experiment_id = ? AND status IN ?", experimentID, []string{models.SandboxProvisioning, models.SandboxRunning}).
-		Order("created_at DESC").Limit(1).Find(&rows).Error
-	if err != nil || len(rows) == 0 {
+	sb, err := models.CurrentSandbox(ctx, s.DB, experimentID)
+	if err != nil {
 		return map[string]any{"active": false}
 	}
-	sb := rows[0]
 	return map[string]any{"active": true, "sandbox_uid": sb.UID, "status": sb.Status, "ssh_host": sb.SSHHost, "ssh_port": sb.SSHPort,
 		"ssh_user": sb.SSHUser, "workdir": sb.Workdir, "expires_at": sb.ExpiresAt}
 }

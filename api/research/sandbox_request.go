@@ -57,7 +57,7 @@ func sandboxRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, invalid("/provider", fmt.Sprintf("unknown provider %q; sandbox.options lists them", in.Provider))
 	}
 	if u, ok := p.(sandbox.Unavailable); ok {
-		return nil, toolErr("unavailable", "/provider", "provider %s is configured but unavailable: %v", p.Name(), u.Err)
+		return nil, toolErr(CodeUnavailable, "/provider", "provider %s is configured but unavailable: %v", p.Name(), u.Err)
 	}
 	it, err := sandbox.Lookup(p, in.InstanceType, in.GPU)
 	if err != nil {
@@ -85,7 +85,7 @@ func sandboxRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 			return nil, err
 		}
 		if len(active) > 0 {
-			te := toolErr("conflict", "/additional", "sandbox %s is already active here; use it, release it, or pass additional: true", active[0].UID)
+			te := toolErr(CodeConflict, "/additional", "sandbox %s is already active here; use it, release it, or pass additional: true", active[0].UID)
 			te.Details = map[string]any{"active_sandbox_uid": active[0].UID}
 			return nil, te
 		}

@@ -55,7 +55,7 @@ func (s *Service) reader(ctx context.Context, sb models.Sandbox) (sandboxReader,
 // queue to ask (it predates host queues): say so, rather than show no runs
 // or files.
 func sandboxElsewhere(sb models.Sandbox) *ToolError {
-	return toolErr("unavailable", "/sandbox_uid", "local sandbox %s keeps its runs and files on the host of the worker that "+
+	return toolErr(CodeUnavailable, "/sandbox_uid", "local sandbox %s keeps its runs and files on the host of the worker that "+
 		"provisioned it, and its workflow names no host task queue to ask: run the api and the worker on one host "+
 		"(as gatehouse dev does) or share GATEHOUSE_DATA_DIR between them", sb.UID)
 }
@@ -76,7 +76,7 @@ func (s *Service) sandboxFor(ctx context.Context, c *Call) (sandboxArgs, models.
 		return in, sb, nil, elsewhere
 	}
 	if err != nil {
-		return in, sb, nil, toolErr("unsupported", "/sandbox_uid", "provider %s does not record runs here", sb.Provider)
+		return in, sb, nil, toolErr(CodeUnsupported, "/sandbox_uid", "provider %s does not record runs here", sb.Provider)
 	}
 	return in, sb, insp, nil
 }

@@ -54,7 +54,7 @@ func TestSandboxTools_PodAgentIsReadWithTheRowsToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
+	defer func() { _ = a.Close() }()
 	storeSandbox(t, s, "sbx_ktoken01", "kubernetes", models.SandboxRunning, "10.0.0.9")
 	if err := s.DB.Model(&models.Sandbox{}).Where("uid = ?", "sbx_ktoken01").Update("inspect_token", token).Error; err != nil {
 		t.Fatal(err)

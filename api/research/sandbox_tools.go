@@ -161,7 +161,7 @@ func (s *Service) pickSandbox(ctx context.Context, in sandboxArgs) (models.Sandb
 	if in.SandboxUID != "" {
 		sb, err := models.GetSandbox(ctx, s.DB, in.ProjectID, in.SandboxUID)
 		if err == nil && in.ExperimentID != "" && sb.ExperimentID != in.ExperimentID {
-			return sb, toolErr("conflict", "/sandbox_uid", "sandbox %s is not attached to experiment %s; sandbox.attach it first", sb.UID, in.ExperimentID)
+			return sb, toolErr(CodeConflict, "/sandbox_uid", "sandbox %s is not attached to experiment %s; sandbox.attach it first", sb.UID, in.ExperimentID)
 		}
 		return sb, err
 	}
@@ -170,7 +170,7 @@ func (s *Service) pickSandbox(ctx context.Context, in sandboxArgs) (models.Sandb
 		return models.Sandbox{}, err
 	}
 	if len(active) == 0 {
-		return models.Sandbox{}, toolErr("not_found", "/sandbox_uid", "no active sandbox here; pass sandbox_uid or sandbox.request one")
+		return models.Sandbox{}, toolErr(CodeNotFound, "/sandbox_uid", "no active sandbox here; pass sandbox_uid or sandbox.request one")
 	}
 	return active[0], nil
 }
@@ -213,7 +213,7 @@ func sandboxAttach(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	if !sb.Active() {
-		return nil, toolErr("conflict", "/sandbox_uid", "sandbox %s is %s; only an active sandbox can be attached", sb.UID, sb.Status)
+		return nil, toolErr(CodeConflict, "/sandbox_uid", "sandbox %s is %s; only an active sandbox can be attached", sb.UID, sb.Status)
 	}
 	if err := models.AttachSandbox(ctx, s.DB, in.ProjectID, sb.UID, in.ExperimentID); err != nil {
 		return nil, err
@@ -244,7 +244,7 @@ func sandboxExtend(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	if !sb.Active() {
-		return nil, toolErr("conflict", "/sandbox_uid", "sandbox %s is %s; it cannot be extended", sb.UID, sb.Status)
+		return nil, toolErr(CodeConflict, "/sandbox_uid", "sandbox %s is %s; it cannot be extended", sb.UID, sb.Status)
 	}
 	before, err := s.sandboxState(ctx, sb.UID)
 	if err != nil {
@@ -255,7 +255,7 @@ func sandboxExtend(ctx context.Context, s *Service, c *Call) (any, error) {
 			return nil, &ToolError{Code: "unavailable", Pointer: "/sandbox_uid", Message: "Temporal did not take the extension (unreachable); retry",
 				Details: map[string]any{"retryable": true}}
 		}
-		return nil, toolErr("conflict", "/sandbox_uid", "sandbox %s no longer accepts extensions (it may have ended): %v", sb.UID, err)
+		return nil, toolErr(CodeConflict, "/sandbox_uid", "sandbox %s no longer accepts extensions (it may have ended): %v", sb.UID, err)
 	}
 	after := before
 	deadline := time.Now().Add(5 * time.Second)

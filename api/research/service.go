@@ -74,7 +74,7 @@ func toolErr(code, pointer, format string, args ...any) *ToolError {
 }
 
 func invalid(pointer, msg string) *ToolError {
-	return &ToolError{Code: "invalid_input", Pointer: pointer, Message: msg}
+	return &ToolError{Code: CodeInvalidInput, Pointer: pointer, Message: msg}
 }
 
 // asToolError turns any handler error into a ToolError; unknown errors are
@@ -90,13 +90,13 @@ func (s *Service) asToolError(ctx context.Context, tool string, err error) *Tool
 	}
 	retry := map[string]any{"retryable": true}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return &ToolError{Code: "unavailable", Message: "the call timed out; retry", Details: retry}
+		return &ToolError{Code: CodeUnavailable, Message: "the call timed out; retry", Details: retry}
 	}
 	if temporalerr.Transient(err) {
-		return &ToolError{Code: "unavailable", Message: "Temporal is unreachable; retry", Details: retry}
+		return &ToolError{Code: CodeUnavailable, Message: "Temporal is unreachable; retry", Details: retry}
 	}
 	s.Log.ErrorContext(ctx, "research tool failed", "tool", tool, "err", err)
-	return &ToolError{Code: "unavailable", Message: "a backing service failed; retry", Details: retry}
+	return &ToolError{Code: CodeUnavailable, Message: "a backing service failed; retry", Details: retry}
 }
 
 // Invoke validates arguments against the tool's schema, enforces
@@ -104,10 +104,10 @@ func (s *Service) asToolError(ctx context.Context, tool string, err error) *Tool
 func (s *Service) Invoke(ctx context.Context, p platform.Principal, name string, args json.RawMessage) (any, *ToolError) {
 	t, ok := s.Cat.Lookup(name)
 	if !ok {
-		return nil, toolErr("not_found", "", "no tool %q in this deployment", name)
+		return nil, toolErr(CodeNotFound, "", "no tool %q in this deployment", name)
 	}
 	if t.Hidden && p.Role != platform.RoleOperator {
-		return nil, &ToolError{Code: "forbidden", Reason: "tool_visibility_forbidden",
+		return nil, &ToolError{Code: CodeForbidden, Reason: "tool_visibility_forbidden",
 			Message: t.Name + " is an internal tool; external keys may not call it"}
 	}
 	if len(args) == 0 || string(args) == "null" {

@@ -65,7 +65,7 @@ func (s *Service) queryState(ctx context.Context, workflowID, query string, out 
 	err := temporalerr.Query(ctx, s.Temporal, workflowID, query, out,
 		temporalerr.Backoff{Budget: stateReadBudget, First: stateRetryFirst, Max: stateRetryMax})
 	if errors.Is(err, temporalerr.ErrBudgetSpent) {
-		return &ToolError{Code: "unavailable", Message: "the workflow " + workflowID + " did not answer its state query within " +
+		return &ToolError{Code: CodeUnavailable, Message: "the workflow " + workflowID + " did not answer its state query within " +
 			stateReadBudget.String() + " (Temporal or every worker unreachable); retry", Details: map[string]any{"retryable": true}}
 	}
 	return err

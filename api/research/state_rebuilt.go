@@ -6,8 +6,6 @@ import (
 	"errors"
 	"strings"
 
-	"gorm.io/gorm"
-
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
@@ -20,15 +18,14 @@ import (
 // revision and conclusion, with the artifacts that landed for that attempt.
 // Reviews and transition history lived only in the workflow.
 func (s *Service) rebuiltExperimentState(ctx context.Context, id string) (wf.ExperimentState, error) {
-	var e models.Experiment
-	err := s.DB.WithContext(ctx).Where("id = ?", id).Take(&e).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return wf.ExperimentState{}, toolErr("not_found", "/experiment_id", "no experiment %s", id)
+	e, err := models.ExperimentByID(ctx, s.DB, id)
+	if errors.Is(err, models.ErrNoRecord) {
+		return wf.ExperimentState{}, toolErr(CodeNotFound, "/experiment_id", "no experiment %s", id)
 	}
 	if err != nil {
 		return wf.ExperimentState{}, err
 	}
-	arts, err := s.landedArtifacts(ctx, "experiment", id, e.Attempt)
+	arts, err := models.LandedArtifacts(ctx, s.DB, targetExperiment, id, e.Attempt)
 	if err != nil {
 		return wf.ExperimentState{}, err
 	}
@@ -45,15 +42,14 @@ func (s *Service) rebuiltExperimentState(ctx context.Context, id string) (wf.Exp
 // its row's status, attempt, revision, roster, corpus and publish result,
 // with the artifacts that landed for that attempt.
 func (s *Service) rebuiltReflectionState(ctx context.Context, id string) (wf.ReflectionState, error) {
-	var r models.Reflection
-	err := s.DB.WithContext(ctx).Where("id = ?", id).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return wf.ReflectionState{}, toolErr("not_found", "/reflection_id", "no reflection %s", id)
+	r, err := models.ReflectionByID(ctx, s.DB, id)
+	if errors.Is(err, models.ErrNoRecord) {
+		return wf.ReflectionState{}, toolErr(CodeNotFound, "/reflection_id", "no reflection %s", id)
 	}
 	if err != nil {
 		return wf.ReflectionState{}, err
 	}
-	arts, err := s.landedArtifacts(ctx, "reflection", id, r.Attempt)
+	arts, err := models.LandedArtifacts(ctx, s.DB, targetReflection, id, r.Attempt)
 	if err != nil {
 		return wf.ReflectionState{}, err
 	}
@@ -73,15 +69,6 @@ func (s *Service) rebuiltReflectionState(ctx context.Context, id string) (wf.Ref
 		}
 	}
 	return st, nil
-}
-
-// landedArtifacts lists a target's uploaded artifacts of attempt, oldest
-// first (so a later one of a role replaces an earlier one).
-func (s *Service) landedArtifacts(ctx context.Context, targetType, id string, attempt int) ([]models.Artifact, error) {
-	var as []models.Artifact
-	err := s.DB.WithContext(ctx).Where("target_type = ? AND target_id = ? AND attempt = ? AND uploaded_at IS NOT NULL", targetType, id, attempt).
-		Order("uploaded_at, created_at").Find(&as).Error
-	return as, err
 }
 
 func artifactRef(a models.Artifact) wf.ArtifactRef {

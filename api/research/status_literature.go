@@ -20,31 +20,19 @@ const (
 // first sections in order. It is nil when the project has no review (no
 // section and no citation).
 func (s *Service) literatureSummary(ctx context.Context, projectID string) (any, error) {
-	db := s.DB.WithContext(ctx)
-	var sections, citations int64
-	if err := db.Model(&models.LitSection{}).Where("project_id = ?", projectID).Count(&sections).Error; err != nil {
+	sum, err := models.LiteratureSummary(ctx, s.DB, projectID, maxSummarySections)
+	if err != nil {
 		return nil, err
 	}
-	if err := db.Model(&models.Citation{}).Where("project_id = ?", projectID).Count(&citations).Error; err != nil {
-		return nil, err
-	}
-	if sections == 0 && citations == 0 {
+	if sum.Sections == 0 && sum.Citations == 0 {
 		return nil, nil
 	}
-	var ss []models.LitSection
-	if err := db.Where("project_id = ?", projectID).Order("position, id").Limit(maxSummarySections).Find(&ss).Error; err != nil {
-		return nil, err
-	}
-	var rev int64
-	if err := db.Model(&models.LitEdit{}).Where("project_id = ?", projectID).Select("COALESCE(MAX(seq), 0)").Scan(&rev).Error; err != nil {
-		return nil, err
-	}
-	titles := make([]map[string]any, 0, len(ss))
-	for _, sec := range ss {
+	titles := make([]map[string]any, 0, len(sum.First))
+	for _, sec := range sum.First {
 		titles = append(titles, map[string]any{"section_id": sec.ID, "position": sec.Position, "title": sectionTitle(sec.Text)})
 	}
-	return map[string]any{"revision": rev, "section_count": sections, "citation_count": citations, "sections": titles,
-		"sections_truncated": sections > int64(len(ss))}, nil
+	return map[string]any{"revision": sum.Revision, "section_count": sum.Sections, "citation_count": sum.Citations, "sections": titles,
+		"sections_truncated": sum.Sections > int64(len(sum.First))}, nil
 }
 
 // sectionTitle is a section's first non-blank line without its heading

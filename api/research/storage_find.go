@@ -14,39 +14,15 @@ func storageFind(ctx context.Context, s *Service, c *Call) (any, error) {
 	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
 		return nil, err
 	}
-	q := s.DB.WithContext(ctx).Model(&models.StorageObject{}).Where("project_id = ?", in.ProjectID)
-	if in.ObjectID != "" {
-		q = q.Where("id = ?", in.ObjectID)
-	}
-	if in.Name != "" {
-		q = q.Where("name = ?", in.Name)
-	}
-	if in.Version > 0 {
-		q = q.Where("version = ?", in.Version)
-	}
-	if in.Kind != "" {
-		q = q.Where("kind = ?", in.Kind)
-	}
-	switch {
-	case in.Status != "":
-		if in.Status == models.StorageExpired && !in.IncludeExpired {
-			return nil, invalid("/include_expired", "status expired needs include_expired: true")
-		}
-		q = q.Where("status = ?", in.Status)
-	case in.IncludeExpired:
-		q = q.Where("status <> ?", models.StorageDeleted)
-	default:
-		q = q.Where("status NOT IN ?", []string{models.StorageExpired, models.StorageDeleted})
-	}
-	var total int64
-	if err := q.Count(&total).Error; err != nil {
-		return nil, err
+	if in.Status == models.StorageExpired && !in.IncludeExpired {
+		return nil, invalid("/include_expired", "status expired needs include_expired: true")
 	}
 	if in.Limit == 0 {
 		in.Limit = 50
 	}
-	var os []models.StorageObject
-	if err := q.Order("created_at DESC, name, version DESC").Limit(in.Limit).Offset(in.Offset).Find(&os).Error; err != nil {
+	os, total, err := models.FindObjects(ctx, s.DB, models.StorageFilter{ProjectID: in.ProjectID, ID: in.ObjectID, Name: in.Name,
+		Version: in.Version, Kind: in.Kind, Status: in.Status, IncludeExpired: in.IncludeExpired, Limit: in.Limit, Offset: in.Offset})
+	if err != nil {
 		return nil, err
 	}
 	rows := make([]map[string]any, 0, len(os))

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/api/rest"
 	"github.com/gatehouse/gatehouse/internal/blobstore"
@@ -33,17 +32,16 @@ func (s *Service) mountStorage(r *rest.Router) {
 
 // objectByUploadToken finds the object an unexpired upload token names.
 func (s *Service) objectByUploadToken(c *gin.Context) (models.StorageObject, bool) {
-	var o models.StorageObject
-	err := s.DB.WithContext(c.Request.Context()).Where("upload_token_hash = ?", platform.HashSecret(c.Param("token"))).Take(&o).Error
+	o, err := models.ObjectByUploadTokenHash(c.Request.Context(), s.DB, platform.HashSecret(c.Param("token")))
 	switch {
-	case errors.Is(err, gorm.ErrRecordNotFound):
-		rest.Abort(c, http.StatusNotFound, "not_found", "unknown upload token")
+	case errors.Is(err, models.ErrNoRecord):
+		rest.Abort(c, http.StatusNotFound, CodeNotFound, "unknown upload token")
 		return o, false
 	case err != nil:
 		rest.Unavailable(c, "database unavailable; retry")
 		return o, false
 	case o.UploadExpiresAt == nil || s.now().After(*o.UploadExpiresAt):
-		rest.Abort(c, http.StatusGone, "expired", "the upload token expired; call storage.submit again")
+		rest.Abort(c, http.StatusGone, CodeExpired, "the upload token expired; call storage.submit again")
 		return o, false
 	}
 	return o, true
@@ -58,16 +56,16 @@ func (s *Service) storageUpload(c *gin.Context) {
 		return
 	}
 	if o.Status != models.StorageUploading {
-		rest.Abort(c, http.StatusConflict, "conflict", "object "+o.ID+" is "+o.Status+"; it takes no bytes")
+		rest.Abort(c, http.StatusConflict, CodeConflict, "object "+o.ID+" is "+o.Status+"; it takes no bytes")
 		return
 	}
 	if o.UploadBlobKey == "" {
-		rest.Abort(c, http.StatusGone, "expired", "this upload token predates per-attempt uploads; call storage.put_object for a new one")
+		rest.Abort(c, http.StatusGone, CodeExpired, "this upload token predates per-attempt uploads; call storage.put_object for a new one")
 		return
 	}
 	info, err := s.Blobs.Put(c.Request.Context(), o.UploadBlobKey, c.Request.Body, max(o.SizeBytes, 1))
 	if err != nil {
-		rest.Abort(c, http.StatusRequestEntityTooLarge, "invalid_input", "upload refused (more bytes than size_bytes declared?): "+err.Error())
+		rest.Abort(c, http.StatusRequestEntityTooLarge, CodeInvalidInput, "upload refused (more bytes than size_bytes declared?): "+err.Error())
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"object_id": o.ID, "received_sha256": info.SHA256, "received_bytes": info.Size, "next": "POST the completion URL"})
@@ -122,7 +120,7 @@ func (s *Service) completeUpload(ctx context.Context, o models.StorageObject) (m
 		if err != nil {
 			return nil, err
 		}
-		return nil, &ToolError{Code: "invalid_input", Reason: "upload_rejected", Pointer: "/sha256", Message: "upload rejected, nothing kept: " + reason,
+		return nil, &ToolError{Code: CodeInvalidInput, Reason: "upload_rejected", Pointer: "/sha256", Message: "upload rejected, nothing kept: " + reason,
 			Details: map[string]any{"object_id": o.ID, "status": done.Status}}
 	}
 	done, won, err := models.BindCompletion(ctx, s.DB, o.ID, key, s.now(), s.Config.StorageRetention)
@@ -150,7 +148,7 @@ func (s *Service) copyAttempt(ctx context.Context, o models.StorageObject, key s
 	if err != nil {
 		return blobstore.Info{}, "", err
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	// One byte over the declaration is enough to refuse it.
 	info, err := s.Blobs.Put(ctx, key, io.LimitReader(rc, o.SizeBytes+1), 0)
 	return info, "", err
@@ -176,7 +174,7 @@ func (s *Service) downloadURL(ctx context.Context, o models.StorageObject) (stri
 		return u, expires, err
 	}
 	token := "sd_" + models.RandomHex(32)
-	if err := s.DB.WithContext(ctx).Create(&models.StorageToken{TokenHash: platform.HashSecret(token), ObjectID: o.ID, ExpiresAt: expires}).Error; err != nil {
+	if err := models.CreateDownloadToken(ctx, s.DB, platform.HashSecret(token), o.ID, expires); err != nil {
 		return "", expires, err
 	}
 	return s.publicBase(ctx) + StorageDownloadPrefix + token, expires, nil
@@ -184,18 +182,18 @@ func (s *Service) downloadURL(ctx context.Context, o models.StorageObject) (stri
 
 func (s *Service) storageDownload(c *gin.Context) {
 	ctx := c.Request.Context()
-	var tok models.StorageToken
-	if err := s.DB.WithContext(ctx).Where("token_hash = ?", platform.HashSecret(c.Param("token"))).Take(&tok).Error; err != nil {
-		rest.Abort(c, http.StatusNotFound, "not_found", "unknown download token")
+	tok, err := models.DownloadTokenByHash(ctx, s.DB, platform.HashSecret(c.Param("token")))
+	if err != nil {
+		rest.Abort(c, http.StatusNotFound, CodeNotFound, "unknown download token")
 		return
 	}
 	if s.now().After(tok.ExpiresAt) {
-		rest.Abort(c, http.StatusGone, "expired", "the download URL expired; call storage.fetch again")
+		rest.Abort(c, http.StatusGone, CodeExpired, "the download URL expired; call storage.fetch again")
 		return
 	}
-	var o models.StorageObject
-	if err := s.DB.WithContext(ctx).Where("id = ?", tok.ObjectID).Take(&o).Error; err != nil || o.Status != models.StorageAvailable {
-		rest.Abort(c, http.StatusGone, "expired", "the object is no longer available")
+	o, err := models.StorageObjectByID(ctx, s.DB, tok.ObjectID)
+	if err != nil || o.Status != models.StorageAvailable {
+		rest.Abort(c, http.StatusGone, CodeExpired, "the object is no longer available")
 		return
 	}
 	rc, err := s.Blobs.Open(ctx, o.BlobKey)
@@ -203,9 +201,25 @@ func (s *Service) storageDownload(c *gin.Context) {
 		rest.Unavailable(c, "blob store unavailable; retry")
 		return
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	c.Header("Content-Length", strconv.FormatInt(o.SizeBytes, 10))
 	c.Header("Content-Type", "application/octet-stream")
 	c.Status(http.StatusOK)
 	_, _ = io.Copy(c.Writer, rc)
+}
+
+// Blob keys of a storage object's bytes. An upload attempt writes its own
+// key; a completion copies those bytes to a key of its own, checks that
+// copy, and binds the object to it. No token or presigned URL ever names
+// a key an available object reads, so bytes cannot be swapped after the
+// check.
+
+// uploadAttemptKey is a fresh key for one upload attempt of o.
+func uploadAttemptKey(o models.StorageObject) string {
+	return "research/" + o.ProjectID + "/storage/" + o.ID + ".upload-" + models.RandomHex(12)
+}
+
+// boundKey is a fresh key for the bytes one completion of o checks.
+func boundKey(o models.StorageObject) string {
+	return "research/" + o.ProjectID + "/storage/" + o.ID + ".bytes-" + models.RandomHex(12)
 }

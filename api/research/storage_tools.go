@@ -63,7 +63,7 @@ func storageSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 		}
 	}
 	if !s.presigns() && in.SizeBytes > s.Config.MaxBodyBytes {
-		return nil, toolErr("invalid_input", "/size_bytes", "this deployment's filesystem store accepts uploads up to %d bytes", s.Config.MaxBodyBytes)
+		return nil, toolErr(CodeInvalidInput, "/size_bytes", "this deployment's filesystem store accepts uploads up to %d bytes", s.Config.MaxBodyBytes)
 	}
 	o := models.StorageObject{ID: models.NewID("obj_"), ProjectID: in.ProjectID, Name: in.Name, Kind: in.Kind, Path: in.Path,
 		ContentType: in.ContentType, SHA256: in.SHA256, SizeBytes: in.SizeBytes, ProducingExperimentID: in.ProducingExperimentID,
@@ -141,10 +141,9 @@ func storageFetch(ctx context.Context, s *Service, c *Call) (any, error) {
 	if in.ObjectID != "" {
 		o, err = models.GetObject(ctx, s.DB, in.ProjectID, in.ObjectID)
 	} else {
-		err = s.DB.WithContext(ctx).Where("project_id = ? AND name = ? AND status = ?", in.ProjectID, in.Name, models.StorageAvailable).
-			Order("version DESC").Take(&o).Error
+		o, err = models.LatestAvailableObject(ctx, s.DB, in.ProjectID, in.Name)
 		if err != nil {
-			return nil, toolErr("not_found", "/name", "no available object named %s", in.Name)
+			return nil, toolErr(CodeNotFound, "/name", "no available object named %s", in.Name)
 		}
 	}
 	if err != nil {
@@ -153,9 +152,9 @@ func storageFetch(ctx context.Context, s *Service, c *Call) (any, error) {
 	switch o.Status {
 	case models.StorageAvailable:
 	case models.StorageExpired:
-		return nil, toolErr("expired", "/object_id", "object %s expired; submit it again", o.ID)
+		return nil, toolErr(CodeExpired, "/object_id", "object %s expired; submit it again", o.ID)
 	default:
-		return nil, toolErr("conflict", "/object_id", "object %s is %s, not available", o.ID, o.Status)
+		return nil, toolErr(CodeConflict, "/object_id", "object %s is %s, not available", o.ID, o.Status)
 	}
 	if err := models.TouchOnFetch(ctx, s.DB, o.ID, s.now(), s.Config.StorageRetention); err != nil {
 		return nil, err
@@ -206,7 +205,7 @@ func storagePutObject(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	if o.Status != models.StorageUploading {
-		return nil, toolErr("conflict", "/object_id", "object %s is %s; only uploading objects take bytes", o.ID, o.Status)
+		return nil, toolErr(CodeConflict, "/object_id", "object %s is %s; only uploading objects take bytes", o.ID, o.Status)
 	}
 	out, err := s.uploadInstructions(ctx, o)
 	if err != nil {

@@ -94,7 +94,7 @@ func TestStorageUpload_PresignedPutAfterCompletionSwapsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	if b, _ := io.ReadAll(rc); !bytes.Equal(b, good) {
 		t.Fatalf("the available object serves %q, want the checked %q", b, good)
 	}

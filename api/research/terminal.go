@@ -26,7 +26,7 @@ func closedTransitionError(ctx context.Context, db *gorm.DB, err error, kind, id
 	if status == "" {
 		return missingWorkflowError(kind)
 	}
-	return &ToolError{Code: "gate_blocked", Pointer: "/transition", Message: "the " + kind + " is " + status + "; no transition leaves it",
+	return &ToolError{Code: CodeGateBlocked, Pointer: "/transition", Message: "the " + kind + " is " + status + "; no transition leaves it",
 		Details: map[string]any{"current_gate": "terminal", "allowed_transitions": []string{}}}
 }
 
@@ -42,17 +42,17 @@ func closedSignalError(ctx context.Context, db *gorm.DB, err error, kind, id, si
 	switch {
 	case errors.As(err, &nf):
 		if status := terminalStatus(ctx, db, kind, id); status != "" {
-			return &ToolError{Code: "gate_blocked", Reason: kind + "_finished", Message: "the " + kind + " is " + status +
+			return &ToolError{Code: CodeGateBlocked, Reason: kind + "_finished", Message: "the " + kind + " is " + status +
 				"; its workflow has closed and takes no " + signal, Details: map[string]any{"current_gate": "terminal", "status": status}}
 		}
 		return missingWorkflowError(kind)
 	case temporalerr.Transient(err):
-		return &ToolError{Code: "unavailable", Message: "Temporal did not take the " + signal + " for the " + kind + " (unreachable); retry",
+		return &ToolError{Code: CodeUnavailable, Message: "Temporal did not take the " + signal + " for the " + kind + " (unreachable); retry",
 			Details: map[string]any{"retryable": true}}
 	}
 	// Temporal refused for a reason of its own (restarting, overloaded,
 	// internal): nothing the caller did, and nothing was recorded.
-	return &ToolError{Code: "unavailable", Message: "Temporal did not take the " + signal + " for the " + kind + "; retry",
+	return &ToolError{Code: CodeUnavailable, Message: "Temporal did not take the " + signal + " for the " + kind + "; retry",
 		Details: map[string]any{"retryable": true}}
 }
 
@@ -61,7 +61,7 @@ func closedSignalError(ctx context.Context, db *gorm.DB, err error, kind, id, si
 // out of reach. It is a retryable outage, not the caller's conflict; the
 // create call (idempotent by name) starts the missing workflow.
 func missingWorkflowError(kind string) *ToolError {
-	return &ToolError{Code: "unavailable", Message: "the " + kind + "'s workflow is not running (its start was lost while Temporal was unreachable); " +
+	return &ToolError{Code: CodeUnavailable, Message: "the " + kind + "'s workflow is not running (its start was lost while Temporal was unreachable); " +
 		"retry, or call " + kind + ".create again, which starts it", Details: map[string]any{"retryable": true, "workflow_missing": true}}
 }
 

@@ -23,14 +23,14 @@ func init() {
 	registerFamily("artifact",
 		Tool{Name: "artifact.submit", Handler: artifactSubmit, Description: "Register an artifact and get a one-line upload command; the uploaded bytes are the evidence.",
 			Schema: object([]string{"project_id", "target_type", "target_id", "role", "path"}, props{"project_id": projectID,
-				"target_type": enum("target type", "experiment", "reflection"), "target_id": strLen("target id", 1, 64),
+				"target_type": enum("target type", targetExperiment, targetReflection), "target_id": strLen("target id", 1, 64),
 				"role":    map[string]any{"type": "string", "pattern": "^[a-z][a-z0-9_]{1,63}$", "description": "plan, result, report, graph, or another role"},
 				"path":    map[string]any{"type": "string", "minLength": 1, "maxLength": 512, "pattern": `^[^\x00'"]+$`, "description": "local path of the file to upload"},
 				"lens_id": strLen("lens id (reflections)", 1, 64), "title": strLen("title", 0, 400)})},
 		Tool{Name: "artifact.find", Handler: artifactFind, ReadOnly: true, Description: "Find artifacts; include_content returns their bytes as text.",
 			Schema: object([]string{"project_id"}, props{"project_id": projectID, "artifact_id": strLen("artifact id", 1, 64),
 				"artifact_ids": strList("artifact ids", 50), "include_content": boolean("include content (default false)"),
-				"target_type": enum("target type", "experiment", "reflection"), "target_id": strLen("target id", 1, 64), "role": strLen("role", 1, 64)})},
+				"target_type": enum("target type", targetExperiment, targetReflection), "target_id": strLen("target id", 1, 64), "role": strLen("role", 1, 64)})},
 	)
 }
 
@@ -52,7 +52,7 @@ func artifactSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	if in.TargetType == "reflection" {
+	if in.TargetType == targetReflection {
 		return s.reflectionArtifactSubmit(ctx, c, in)
 	}
 	e, err := s.target(ctx, c, in.ProjectID, in.TargetID)
@@ -64,14 +64,14 @@ func artifactSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	if st.Status.Terminal() {
-		return nil, toolErr("gate_blocked", "/target_id", "the experiment is %s; it takes no more artifacts", st.Status)
+		return nil, toolErr(CodeGateBlocked, "/target_id", "the experiment is %s; it takes no more artifacts", st.Status)
 	}
 	token := "up_" + models.RandomHex(32)
 	a := models.Artifact{ID: models.NewID("art_"), ProjectID: e.ProjectID, TargetType: in.TargetType, TargetID: e.ID, Role: in.Role,
 		LensID: in.LensID, Path: in.Path, Title: in.Title, Attempt: st.Attempt, UploadTokenHash: platform.HashSecret(token),
 		UploadExpiresAt: s.now().Add(uploadTTL)}
 	a.BlobKey = "research/" + e.ProjectID + "/artifacts/" + a.ID
-	if err := s.DB.WithContext(ctx).Create(&a).Error; err != nil {
+	if err := models.CreateArtifact(ctx, s.DB, &a); err != nil {
 		return nil, err
 	}
 	url := s.publicBase(ctx) + UploadPathPrefix + token
@@ -106,7 +106,7 @@ func (s *Service) readArtifact(ctx context.Context, a models.Artifact, max int64
 	if err != nil {
 		return "", err
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	b, err := io.ReadAll(io.LimitReader(rc, max))
 	return string(b), err
 }
@@ -119,24 +119,12 @@ func artifactFind(ctx context.Context, s *Service, c *Call) (any, error) {
 	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
 		return nil, err
 	}
-	q := s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("created_at DESC").Limit(200)
 	if in.ArtifactID != "" {
 		in.ArtifactIDs = append(in.ArtifactIDs, in.ArtifactID)
 	}
-	if len(in.ArtifactIDs) > 0 {
-		q = q.Where("id IN ?", in.ArtifactIDs)
-	}
-	if in.TargetType != "" {
-		q = q.Where("target_type = ?", in.TargetType)
-	}
-	if in.TargetID != "" {
-		q = q.Where("target_id = ?", in.TargetID)
-	}
-	if in.Role != "" {
-		q = q.Where("role = ?", in.Role)
-	}
-	var as []models.Artifact
-	if err := q.Find(&as).Error; err != nil {
+	as, err := models.FindArtifacts(ctx, s.DB, models.ArtifactFilter{ProjectID: in.ProjectID, IDs: in.ArtifactIDs,
+		TargetType: in.TargetType, TargetID: in.TargetID, Role: in.Role, Limit: 200})
+	if err != nil {
 		return nil, err
 	}
 	out := make([]map[string]any, 0, len(as))
@@ -163,15 +151,15 @@ func experimentExhibit(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var as []models.Artifact
-	if err := s.DB.WithContext(ctx).Where("target_id = ? AND uploaded_at IS NOT NULL", e.ID).Order("created_at").Find(&as).Error; err != nil {
+	as, err := models.UploadedArtifacts(ctx, s.DB, e.ID)
+	if err != nil {
 		return nil, err
 	}
 	files := []map[string]any{}
 	for _, a := range as {
 		base := path.Base(a.Path)
 		dir := path.Base(path.Dir(a.Path))
-		if base != "metrics.json" && base != "results.json" && !(dir == "results" && strings.HasSuffix(base, ".json")) {
+		if base != "metrics.json" && base != "results.json" && (dir != "results" || !strings.HasSuffix(base, ".json")) {
 			continue
 		}
 		text, err := s.readArtifact(ctx, a, 1<<20)
@@ -202,4 +190,12 @@ func flatten(prefix string, v any, out map[string]float64) {
 			flatten(key, vv, out)
 		}
 	}
+}
+
+// artifactAttemptKey is a fresh blob key for one upload attempt of an
+// artifact: the row's blob key becomes it only when that attempt records
+// the upload, so the bytes a reader gets are the bytes that were hashed
+// and checked.
+func artifactAttemptKey(a models.Artifact) string {
+	return a.BlobKey + ".upload-" + models.RandomHex(12)
 }

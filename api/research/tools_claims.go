@@ -62,7 +62,7 @@ func claimCreate(ctx context.Context, s *Service, c *Call) (any, error) {
 		in.Confidence = "medium"
 	}
 	cl := models.Claim{ID: models.NewID("cl_"), ProjectID: in.ProjectID, Statement: in.Statement, Scope: in.Scope, Confidence: in.Confidence, Status: "active"}
-	if err := s.DB.WithContext(ctx).Create(&cl).Error; err != nil {
+	if err := models.CreateClaim(ctx, s.DB, &cl); err != nil {
 		return nil, err
 	}
 	return map[string]any{"claim": cl}, nil
@@ -76,9 +76,9 @@ func claimUpdate(ctx context.Context, s *Service, c *Call) (any, error) {
 	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
 		return nil, err
 	}
-	var cl models.Claim
-	if err := s.DB.WithContext(ctx).Where("id = ? AND project_id = ?", in.ClaimID, in.ProjectID).Take(&cl).Error; err != nil {
-		return nil, toolErr("not_found", "/claim_id", "no claim %s in this project", in.ClaimID)
+	cl, err := models.ClaimInProject(ctx, s.DB, in.ProjectID, in.ClaimID)
+	if err != nil {
+		return nil, toolErr(CodeNotFound, "/claim_id", "no claim %s in this project", in.ClaimID)
 	}
 	if in.Status == "" && in.Confidence == "" {
 		return nil, invalid("", "give status or confidence")
@@ -90,7 +90,7 @@ func claimUpdate(ctx context.Context, s *Service, c *Call) (any, error) {
 	if in.Confidence != "" {
 		up["confidence"], cl.Confidence = in.Confidence, in.Confidence
 	}
-	if err := s.DB.WithContext(ctx).Model(&models.Claim{}).Where("id = ?", cl.ID).Updates(up).Error; err != nil {
+	if err := models.UpdateClaim(ctx, s.DB, cl.ID, up); err != nil {
 		return nil, err
 	}
 	return map[string]any{"claim": cl}, nil
@@ -104,8 +104,8 @@ func claimList(ctx context.Context, s *Service, c *Call) (any, error) {
 	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
 		return nil, err
 	}
-	var cls []models.Claim
-	return map[string]any{"claims": &cls}, s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("created_at").Find(&cls).Error
+	cls, err := models.ProjectClaims(ctx, s.DB, in.ProjectID)
+	return map[string]any{"claims": &cls}, err
 }
 
 type candidateArgs struct {
@@ -169,16 +169,16 @@ func candidateStage(ctx context.Context, s *Service, c *Call) (any, error) {
 	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
 		return nil, err
 	}
-	var cand models.Candidate
-	if err := s.DB.WithContext(ctx).Where("id = ? AND project_id = ?", in.CandidateID, in.ProjectID).Take(&cand).Error; err != nil {
-		return nil, toolErr("not_found", "/candidate_id", "no candidate %s in this project", in.CandidateID)
+	cand, err := models.CandidateInProject(ctx, s.DB, in.ProjectID, in.CandidateID)
+	if err != nil {
+		return nil, toolErr(CodeNotFound, "/candidate_id", "no candidate %s in this project", in.CandidateID)
 	}
 	if err := s.checkStageRef(ctx, in.ProjectID, in); err != nil {
 		return nil, err
 	}
 	st := models.CandidateStage{ID: models.NewID("stg_"), CandidateID: cand.ID, StageKind: in.StageKind, StageRef: in.StageRef,
 		ContentSHA256: in.ContentSHA256, ManifestSHA256: in.ManifestSHA256}
-	if err := s.DB.WithContext(ctx).Create(&st).Error; err != nil {
+	if err := models.CreateCandidateStage(ctx, s.DB, &st); err != nil {
 		return nil, err
 	}
 	return map[string]any{"stage": st, "candidate_id": cand.ID, "staged": true}, nil
@@ -196,8 +196,8 @@ func candidatePromote(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var champ models.Candidate
-	if err := s.DB.WithContext(ctx).Where("id = ?", res.ChampionID).Take(&champ).Error; err != nil {
+	champ, err := models.CandidateByID(ctx, s.DB, res.ChampionID)
+	if err != nil {
 		return nil, err
 	}
 	return map[string]any{"champion": candidateView(champ), "champion_id": res.ChampionID, "promoted": res.Promoted}, nil
@@ -211,12 +211,12 @@ func candidateList(ctx context.Context, s *Service, c *Call) (any, error) {
 	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
 		return nil, err
 	}
-	var cands []models.Candidate
-	if err := s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("created_at DESC").Find(&cands).Error; err != nil {
+	cands, err := models.ProjectCandidates(ctx, s.DB, in.ProjectID)
+	if err != nil {
 		return nil, err
 	}
-	var proms []models.Promotion
-	if err := s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("seq DESC").Find(&proms).Error; err != nil {
+	proms, err := models.ProjectPromotions(ctx, s.DB, in.ProjectID)
+	if err != nil {
 		return nil, err
 	}
 	champID, err := models.ChampionOf(ctx, s.DB, in.ProjectID)

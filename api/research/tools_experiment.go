@@ -110,7 +110,7 @@ func checkLimits(ctx context.Context, db *gorm.DB, projectID string) error {
 		return err
 	}
 	if open >= maxOpenExperiments {
-		return &ToolError{Code: "conflict", Reason: "project_limit", Message: "a project may have at most 7 open experiments; finish or abandon one first"}
+		return &ToolError{Code: CodeConflict, Reason: "project_limit", Message: "a project may have at most 7 open experiments; finish or abandon one first"}
 	}
 	since, err := models.LastPublishedAt(ctx, db, projectID)
 	if err != nil {
@@ -121,7 +121,7 @@ func checkLimits(ctx context.Context, db *gorm.DB, projectID string) error {
 		return err
 	}
 	if finished >= finishedBeforeReflection {
-		return &ToolError{Code: "gate_blocked", Reason: "reflection_required", Message: "5 experiments finished since the last published reflection; run a reflection (reflection.create) first"}
+		return &ToolError{Code: CodeGateBlocked, Reason: "reflection_required", Message: "5 experiments finished since the last published reflection; run a reflection (reflection.create) first"}
 	}
 	return nil
 }
@@ -186,7 +186,7 @@ func transitionError(err error, kind string) error {
 		case wf.ErrTypeGateBlocked:
 			var be gates.BlockedError
 			_ = ae.Details(&be)
-			return &ToolError{Code: "gate_blocked", Pointer: "/transition", Message: ae.Message(), Details: map[string]any{
+			return &ToolError{Code: CodeGateBlocked, Pointer: "/transition", Message: ae.Message(), Details: map[string]any{
 				"current_gate": be.Gate, "allowed_transitions": be.AllowedActions, "blocked_actions": be.BlockedActions, "missing_evidence": be.MissingEvidence}}
 		case wf.ErrTypeInvalidInput:
 			return invalid("/transition", ae.Message())
@@ -207,8 +207,8 @@ func experimentList(ctx context.Context, s *Service, c *Call) (any, error) {
 	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
 		return nil, err
 	}
-	var exps []models.Experiment
-	if err := s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("created_at").Find(&exps).Error; err != nil {
+	exps, err := models.ProjectExperiments(ctx, s.DB, in.ProjectID)
+	if err != nil {
 		return nil, err
 	}
 	out := make([]map[string]any, 0, len(exps))

@@ -1,5 +1,7 @@
 package research
 
+import models "github.com/gatehouse/gatehouse/models/research"
+
 // Literature review and feed: the living review changes one targeted thing
 // per call; the feed is an append-only, seq-ordered stream of posts.
 // Handlers live in litreview_*.go and feed_*.go.
@@ -7,7 +9,7 @@ func init() {
 	t := func(name, desc string, ro bool, h Handler, schema map[string]any) Tool {
 		return Tool{Name: name, Description: desc, Schema: schema, ReadOnly: ro, Handler: h}
 	}
-	target := object([]string{"type", "id"}, props{"type": enum("target type", "litreview_section", "experiment", "claim"), "id": strLen("target id", 1, 200)})
+	target := object([]string{"type", "id"}, props{"type": enum("target type", models.CiteTargetSection, models.CiteTargetExperiment, models.CiteTargetClaim), "id": strLen("target id", 1, 200)})
 	key := strLen("idempotency key: a retried call with it applies once", 1, 200)
 	registerFamily("literature",
 		t("litreview.view", "Read the living literature review: sections in order, revision, citations.", true, litreviewView,

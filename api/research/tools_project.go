@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/gatehouse/gatehouse/models/platform"
 	models "github.com/gatehouse/gatehouse/models/research"
 )
@@ -25,7 +23,7 @@ func init() {
 			Description: "Internal: update a project's description, and the review kinds only an operator answers (human_reviews).",
 			Schema: object([]string{"project_id"}, props{"project_id": projectID, "description": strLen("description", 0, 4000),
 				"human_reviews": map[string]any{"type": "array", "description": "review kinds marked human: only an operator answers them",
-					"maxItems": 4, "uniqueItems": true, "items": enum("review kind", "design", "experiment", "reflection", "consolidation")}})},
+					"maxItems": 4, "uniqueItems": true, "items": enum("review kind", kindDesign, kindExperiment, kindReflection, kindConsolidation)}})},
 	)
 }
 
@@ -59,21 +57,20 @@ func projectTool(ctx context.Context, s *Service, c *Call) (any, error) {
 		return map[string]any{"project": nil, "projects": ps, "hint": "pass project_id; this credential may use several projects"}, nil
 	case "create":
 		if c.Principal.Role != platform.RoleOperator {
-			return nil, toolErr("forbidden", "/action", "external keys cannot create projects; ask an operator")
+			return nil, toolErr(CodeForbidden, "/action", "external keys cannot create projects; ask an operator")
 		}
 		if strings.TrimSpace(in.Name) == "" {
 			return nil, invalid("/name", "create needs a name")
 		}
 		p := models.Project{ID: models.NewID("prj_"), Name: strings.TrimSpace(in.Name), Description: in.Description, CreatedBy: c.Principal.CredentialID}
-		var existing models.Project
-		err := s.DB.WithContext(ctx).Where("name = ?", p.Name).Take(&existing).Error
+		existing, err := models.ProjectByName(ctx, s.DB, p.Name)
 		if err == nil { // idempotent on name
 			return map[string]any{"project": existing, "created": false}, nil
 		}
-		if !errors.Is(err, gorm.ErrRecordNotFound) {
+		if !errors.Is(err, models.ErrNoRecord) {
 			return nil, err
 		}
-		if err := s.DB.WithContext(ctx).Create(&p).Error; err != nil {
+		if err := models.CreateProject(ctx, s.DB, &p); err != nil {
 			return nil, err
 		}
 		return map[string]any{"project": p, "created": true}, nil
@@ -90,12 +87,7 @@ func projectTool(ctx context.Context, s *Service, c *Call) (any, error) {
 }
 
 func (s *Service) visibleProjects(ctx context.Context, c *Call) ([]models.Project, error) {
-	q := s.DB.WithContext(ctx).Order("created_at, id")
-	if !c.Principal.AllProjects && c.Principal.Role != platform.RoleOperator {
-		q = q.Where("id IN ?", append([]string{""}, c.Principal.Projects...))
-	}
-	var ps []models.Project
-	return ps, q.Find(&ps).Error
+	return models.VisibleProjects(ctx, s.DB, c.Principal.AllProjects || c.Principal.Role == platform.RoleOperator, c.Principal.Projects)
 }
 
 func projectListTool(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -143,12 +135,12 @@ func projectUpdateTool(ctx context.Context, s *Service, c *Call) (any, error) {
 
 // overview summarizes a project: experiments by status, claims, champion.
 func (s *Service) overview(ctx context.Context, p models.Project) (map[string]any, error) {
-	var exps []models.Experiment
-	if err := s.DB.WithContext(ctx).Where("project_id = ?", p.ID).Order("created_at").Find(&exps).Error; err != nil {
+	exps, err := models.ProjectExperiments(ctx, s.DB, p.ID)
+	if err != nil {
 		return nil, err
 	}
-	var claims []models.Claim
-	if err := s.DB.WithContext(ctx).Where("project_id = ?", p.ID).Order("created_at").Find(&claims).Error; err != nil {
+	claims, err := models.ProjectClaims(ctx, s.DB, p.ID)
+	if err != nil {
 		return nil, err
 	}
 	champ, err := models.ChampionOf(ctx, s.DB, p.ID)

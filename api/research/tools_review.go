@@ -2,14 +2,12 @@ package research
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/gatehouse/gatehouse/models/platform"
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
-	"github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
 
 // reviewTTL is how long a reviewer capability is valid.
@@ -20,7 +18,7 @@ func init() {
 	registerFamily("review",
 		Tool{Name: "review.request", Handler: reviewRequest, Description: "Request a review of the target's current snapshot; the reviewer capability is returned once.",
 			Schema: object([]string{"project_id", "target_type", "target_id", "role"}, props{"project_id": projectID,
-				"target_type": enum("target type", "experiment", "reflection"), "target_id": strLen("target id", 1, 64),
+				"target_type": enum("target type", targetExperiment, targetReflection), "target_id": strLen("target id", 1, 64),
 				"role": enum("reviewer role", roles...), "reason": strLen("reason", 0, 2000), "producer_session_id": strLen("producer session (default main)", 1, 128)})},
 		Tool{Name: "review.start", Handler: reviewStart, Description: "Open a review session with a reviewer capability (scope: the capability, not a project).",
 			Schema: object([]string{"review_request_id", "reviewer_capability", "caller_session_id"}, props{"review_request_id": strLen("request id", 1, 64),
@@ -56,23 +54,12 @@ type reviewArgs struct {
 	Evidence          map[string]any `json:"evidence"`
 }
 
-func snapshotOf(st wf.ExperimentState) map[string]any {
-	arts := []map[string]any{}
-	for _, a := range st.Artifacts {
-		if a.Attempt == st.Attempt {
-			arts = append(arts, map[string]any{"artifact_id": a.ArtifactID, "role": a.Role, "attempt_index": a.Attempt})
-		}
-	}
-	return map[string]any{"target_type": "experiment", "target_id": st.ExperimentID, "status": st.Status,
-		"attempt_index": st.Attempt, "artifacts": arts, "snapshot_token": st.SnapshotToken()}
-}
-
 func reviewRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 	var in reviewArgs
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	if in.TargetType == "reflection" {
+	if in.TargetType == targetReflection {
 		return s.reflectionReviewRequest(ctx, c, in)
 	}
 	proj, e, err := s.experiment(ctx, c, in.ProjectID, in.TargetID)
@@ -83,23 +70,11 @@ func reviewRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	kind := wf.ReviewKindOf(st.Status)
-	if kind == "" {
-		return nil, toolErr("gate_blocked", "/target_id", "no review is due at status %s", st.Status)
-	}
-	if err := reviewRoleFits(proj, kind, in.Role); err != nil {
+	a, err := s.newReviewRequest(c, proj, experimentTarget{st: st, name: e.Name}, in)
+	if err != nil {
 		return nil, err
 	}
-	if in.ProducerSessionID == "" {
-		in.ProducerSessionID = "main"
-	}
-	capability := "rp_" + models.RandomHex(32)
-	snap := snapshotOf(st)
-	raw, _ := json.Marshal(snap)
-	r := models.ReviewRequest{ID: models.NewID("rr_"), ProjectID: e.ProjectID, TargetType: "experiment", TargetID: e.ID, Kind: kind,
-		Role: in.Role, Reason: in.Reason, ProducerSessionID: in.ProducerSessionID, ProducerCredential: c.Principal.CredentialID,
-		CapabilityHash: platform.HashSecret(capability), SnapshotToken: st.SnapshotToken(), SnapshotJSON: string(raw),
-		Status: models.ReviewRequested, ExpiresAt: s.now().Add(reviewTTL)}
+	r, kind := a.request, a.request.Kind
 	if err := models.CreateReviewRequest(ctx, s.DB, r); err != nil {
 		return nil, err
 	}
@@ -109,12 +84,7 @@ func reviewRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	requested.answer(ctx, nil)
-	return map[string]any{"review_request_id": r.ID, "reviewer_capability": capability, "role": r.Role,
-		"target_snapshot_id": r.SnapshotToken, "target_snapshot": snap, "expires_at": r.ExpiresAt,
-		"reviewer_handoff": map[string]any{"role": r.Role, "skill": kind + "-review", "target_type": "experiment", "target_id": e.ID,
-			"read_only": true, "start_tool": "review.start", "submit_tool": "review.submit",
-			"spawn_prompt": "You are the " + r.Role + " for experiment " + e.Name + ". Call review.start with review_request_id " + r.ID +
-				", the reviewer capability and your own caller_session_id; read the artifacts with artifact.find include_content=true; then review.submit a verdict."}}, nil
+	return a, nil
 }
 
 func reviewStart(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -133,10 +103,7 @@ func reviewStart(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var snap map[string]any
-	_ = json.Unmarshal([]byte(r.SnapshotJSON), &snap)
-	return map[string]any{"review_session_id": sess.ID, "review_request_id": r.ID, "role": r.Role, "project_id": r.ProjectID,
-		"target_snapshot": snap, "read_only": true, "expires_at": r.ExpiresAt}, nil
+	return newReviewStartAnswer(sess, r), nil
 }
 
 func reviewSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -144,19 +111,19 @@ func reviewSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	var sess models.ReviewSession
-	if err := s.DB.WithContext(ctx).Where("id = ?", in.SessionID).Take(&sess).Error; err != nil {
-		return nil, toolErr("not_found", "/review_session_id", "no such review session")
+	sess, err := models.ReviewSessionByID(ctx, s.DB, in.SessionID)
+	if err != nil {
+		return nil, toolErr(CodeNotFound, "/review_session_id", "no such review session")
 	}
-	var req models.ReviewRequest
-	if err := s.DB.WithContext(ctx).Where("id = ?", sess.RequestID).Take(&req).Error; err != nil {
+	req, err := models.ReviewRequestByID(ctx, s.DB, sess.RequestID)
+	if err != nil {
 		return nil, err
 	}
 	if req.Role == models.RoleHuman && c.Principal.Role != platform.RoleOperator {
-		return nil, toolErr("forbidden", "/review_session_id", "a human review is answered by an operator")
+		return nil, toolErr(CodeForbidden, "/review_session_id", "a human review is answered by an operator")
 	}
 	if sess.OpenedByCredential == "" || sess.OpenedByCredential != c.Principal.CredentialID {
-		return nil, &ToolError{Code: "forbidden", Pointer: "/review_session_id", Reason: "review_session_bound",
+		return nil, &ToolError{Code: CodeForbidden, Pointer: "/review_session_id", Reason: "review_session_bound",
 			Message: "a review session is answered only by the credential that started it"}
 	}
 	return s.recordVerdict(ctx, sess, req, Verdict{Verdict: in.Verdict, ReturnTo: in.ReturnTo, Synopsis: in.Synopsis, Notes: in.Notes,
@@ -167,10 +134,10 @@ func reviewSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 // signals the target's workflow; the one path of review.submit and of a
 // human verdict from the operator console.
 func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, req models.ReviewRequest, v Verdict) (map[string]any, error) {
-	if req.TargetType == "reflection" {
+	if req.TargetType == targetReflection {
 		return s.recordReflectionVerdict(ctx, sess, req, v)
 	}
-	route, err := routeFor(req, v)
+	moved, err := experimentTarget{}.moved(req.Kind, v)
 	if err != nil {
 		return nil, err
 	}
@@ -189,28 +156,21 @@ func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, 
 		return nil, err
 	}
 	answered.answer(ctx, nil)
-	out := map[string]any{"review_session_id": sess.ID, "review_request_id": req.ID, "verdict": v.Verdict, "recorded": true}
-	if route.Moves {
-		out["target_status"], out["new_attempt"] = route.To, route.NewAttempt
-	}
-	return out, nil
+	return verdictAnswer(sess, req, v, moved), nil
 }
 
 // openSession opens the review session of a claimed request, once, if the
 // target has not changed since the request, and tells the workflow.
 func (s *Service) openSession(ctx context.Context, r models.ReviewRequest, p platform.Principal, callerSessionID, agent string) (models.ReviewSession, error) {
-	if r.TargetType == "reflection" {
+	if r.TargetType == targetReflection {
 		return s.openReflectionSession(ctx, r, p, callerSessionID, agent)
 	}
 	st, err := s.state(ctx, r.TargetID)
 	if err != nil {
 		return models.ReviewSession{}, err
 	}
-	if st.SnapshotToken() != r.SnapshotToken {
-		return models.ReviewSession{}, toolErr("conflict", "/review_request_id", "the target changed since the review was requested; the producer must request a new review")
-	}
-	sess := newReviewSession(r, p, callerSessionID, agent)
-	if err := models.StartReviewSession(ctx, s.DB, r, sess); err != nil {
+	sess, err := s.reviewStarted(ctx, experimentTarget{st: st}, r, p, callerSessionID, agent)
+	if err != nil {
 		return models.ReviewSession{}, err
 	}
 	started, err := s.notify(ctx, r.TargetID, wf.ReviewStartedSignal, r.ID, wf.ReviewStarted{Kind: r.Kind, RequestID: r.ID})
@@ -222,20 +182,9 @@ func (s *Service) openSession(ctx context.Context, r models.ReviewRequest, p pla
 }
 
 // routeFor checks a verdict against the review status of req's kind.
-func routeFor(req models.ReviewRequest, v Verdict) (gates.Route, error) {
-	if req.TargetType == "reflection" {
-		_, err := reflectgates.RouteVerdict(req.Kind, v.Verdict, v.ReturnTo)
-		return gates.Route{}, verdictError(err)
-	}
-	reviewStatus := gates.DesignReview
-	if req.Kind == "experiment" {
-		reviewStatus = gates.ExperimentReview
-	}
-	route, err := gates.RouteVerdict(reviewStatus, v.Verdict, v.ReturnTo)
-	if err != nil {
-		return route, verdictError(err)
-	}
-	return route, nil
+func routeFor(req models.ReviewRequest, v Verdict) error {
+	_, err := reviewTargetOf(req.TargetType).moved(req.Kind, v)
+	return err
 }
 
 func verdictError(err error) error {
@@ -253,22 +202,9 @@ func reviewStatus(ctx context.Context, s *Service, c *Call) (any, error) {
 	if _, err := s.project(ctx, c, in.ProjectID); err != nil {
 		return nil, err
 	}
-	q := s.DB.WithContext(ctx).Where("project_id = ?", in.ProjectID).Order("created_at DESC").Limit(200)
-	if in.Status != "" {
-		q = q.Where("status = ?", in.Status)
-	}
-	var rs []models.ReviewRequest
-	if err := q.Find(&rs).Error; err != nil {
+	rs, err := models.ProjectReviewRequests(ctx, s.DB, in.ProjectID, in.Status, 200)
+	if err != nil {
 		return nil, err
 	}
 	return map[string]any{"review_requests": reviewViews(rs)}, nil
-}
-
-func reviewViews(rs []models.ReviewRequest) []map[string]any {
-	out := make([]map[string]any, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, map[string]any{"review_request_id": r.ID, "project_id": r.ProjectID, "target_type": r.TargetType,
-			"target_id": r.TargetID, "role": r.Role, "status": r.Status, "expires_at": r.ExpiresAt, "created_at": r.CreatedAt})
-	}
-	return out
 }

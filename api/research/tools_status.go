@@ -2,6 +2,7 @@ package research
 
 import (
 	"context"
+	"slices"
 
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
@@ -36,14 +37,14 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The experiment workflow is the authority for the gate; whether a
-	// sandbox runs comes from the sandbox mirror (execution_active).
+	// The gate is the workflow's own decision on its state; whether a
+	// sandbox runs comes from the sandbox mirror, its authority, which a
+	// signal to the workflow may not have reached yet (execution_active).
 	sbx := s.sandboxBlock(ctx, e.ID)
-	f := st.Facts()
-	if sbx["status"] == models.SandboxRunning {
-		f[gates.EvSandboxRunning] = gates.Satisfied
+	if uid, _ := sbx["sandbox_uid"].(string); sbx["status"] == models.SandboxRunning && !slices.Contains(st.SandboxesRunning, uid) {
+		st.SandboxesRunning = append(st.SandboxesRunning, uid)
 	}
-	d := gates.Evaluate(st.Status, f)
+	d := st.Decision()
 	workflow := map[string]any{"current_gate": d.Gate, "next_action": d.NextAction, "allowed_actions": s.allowedActions(c.Principal, d.AllowedTools, d.Transitions),
 		"allowed_transitions": d.Transitions, "blocked_actions": d.BlockedActions, "missing_evidence": d.MissingEvidence,
 		"revision_context": st.RevisionContext, "status": st.Status, "attempt_index": st.Attempt}
@@ -51,7 +52,7 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 		kind := wf.ReviewKindOf(st.Status)
 		r := st.Reviews[kind]
 		status := reviewGateStatus(r, st.SnapshotToken())
-		g := map[string]any{"role": reviewRoleOf(p, kind), "skill": kind + "-review", "target_type": "experiment", "target_id": e.ID,
+		g := map[string]any{"role": reviewRoleOf(p, kind), "skill": kind + "-review", "target_type": targetExperiment, "target_id": e.ID,
 			"status": status, "label": kind + " review", "read_only": true}
 		if r.RequestID != "" && status != "none" {
 			g["request_id"], g["expires_at"] = r.RequestID, r.ExpiresAt
@@ -61,7 +62,7 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 	}
 	if d.ArtifactRole != "" {
 		t := gates.Templates[d.ArtifactRole]
-		workflow["artifact_guidance"] = map[string]any{"target_type": "experiment", "role": t.Role,
+		workflow["artifact_guidance"] = map[string]any{"target_type": targetExperiment, "role": t.Role,
 			"path": "experiments/" + e.Name + "/" + t.Path, "template": t.Text, "guidance": gates.GuidanceOf(d.ArtifactRole),
 			"checks": gates.Checks(d.ArtifactRole), "required_sections": t.Sections, "max_bytes": gates.MaxGatedArtifactBytes}
 	}
@@ -70,8 +71,8 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	workflow["live_experiments"] = live
-	var as []models.Artifact
-	if err := s.DB.WithContext(ctx).Where("target_id = ? AND attempt = ? AND uploaded_at IS NOT NULL", e.ID, st.Attempt).Order("created_at").Find(&as).Error; err != nil {
+	as, err := models.AttemptArtifacts(ctx, s.DB, targetExperiment, e.ID, st.Attempt)
+	if err != nil {
 		return nil, err
 	}
 	refs := make([]map[string]any, 0, len(as))
@@ -100,8 +101,8 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 }
 
 func (s *Service) liveExperiments(ctx context.Context, projectID string) ([]map[string]any, error) {
-	var exps []models.Experiment
-	if err := s.DB.WithContext(ctx).Where("project_id = ? AND status IN ?", projectID, models.OpenStatuses).Order("created_at").Find(&exps).Error; err != nil {
+	exps, err := models.OpenExperiments(ctx, s.DB, projectID)
+	if err != nil {
 		return nil, err
 	}
 	out := make([]map[string]any, 0, len(exps))

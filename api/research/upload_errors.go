@@ -19,7 +19,7 @@ func abortUpload(c *gin.Context, err error, fallback string) {
 		rest.Unavailable(c, fallback)
 		return
 	}
-	if te.Code == "unavailable" {
+	if te.Code == CodeUnavailable {
 		rest.Unavailable(c, te.Message)
 		return
 	}

@@ -19,7 +19,7 @@ func CreateExperiment(ctx context.Context, db *gorm.DB, e Experiment, limits fun
 	created := false
 	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		lock := tx.Where("id = ?", e.ProjectID)
-		if tx.Dialector.Name() == "postgres" {
+		if tx.Name() == "postgres" {
 			lock = lock.Clauses(clause.Locking{Strength: "UPDATE"})
 		}
 		if err := lock.Take(&Project{}).Error; err != nil {

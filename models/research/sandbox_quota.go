@@ -42,7 +42,7 @@ type SandboxUsage struct {
 func CreateSandboxWithinQuota(ctx context.Context, db *gorm.DB, s Sandbox, q SandboxQuota) error {
 	s.Status = SandboxProvisioning
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if tx.Dialector.Name() == "postgres" {
+		if tx.Name() == "postgres" {
 			if err := tx.Exec("SELECT pg_advisory_xact_lock(hashtext(?))", "research_sandboxes/"+s.ProjectID).Error; err != nil {
 				return err
 			}

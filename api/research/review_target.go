@@ -1,0 +1,229 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/gatehouse/gatehouse/models/platform"
+	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
+	"github.com/gatehouse/gatehouse/workflows/research/gates"
+	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
+)
+
+// reviewTarget is what the review tools need of the thing reviewed, an
+// experiment or a reflection wave, as its workflow's state shows it: the
+// review its gate waits for, the snapshot a reviewer is shown and where a
+// verdict moves it. review.request, review.start and review.submit run one
+// path for both; only telling the target's workflow differs.
+type reviewTarget interface {
+	// ref is the target's type (targetExperiment, targetReflection) and id.
+	ref() (targetType, id string)
+	// due is the review kind the target's gate waits for; a gate waiting
+	// for none answers gate_blocked.
+	due() (string, error)
+	// snapshot is what a reviewer is shown; token fingerprints it.
+	snapshot() map[string]any
+	token() string
+	// prompt is the spawn prompt handed to the reviewer of requestID.
+	prompt(role, requestID, kind string) string
+	// changed is the conflict answered when the target left the snapshot
+	// a request was made for.
+	changed() error
+	// moved checks verdict v on a review of kind and names where it moves
+	// the target (nil when it stays). It reads no state, so a bad verdict
+	// is refused before anything is read or written.
+	moved(kind string, v Verdict) (map[string]any, error)
+}
+
+// reviewTargetOf is the target type's reviewTarget with no state loaded:
+// enough for moved.
+func reviewTargetOf(targetType string) reviewTarget {
+	if targetType == targetReflection {
+		return reflectionTarget{}
+	}
+	return experimentTarget{}
+}
+
+// experimentTarget is an experiment as a review target.
+type experimentTarget struct {
+	st   wf.ExperimentState
+	name string
+}
+
+func (t experimentTarget) ref() (string, string) { return targetExperiment, t.st.ExperimentID }
+
+func (t experimentTarget) due() (string, error) {
+	kind := wf.ReviewKindOf(t.st.Status)
+	if kind == "" {
+		return "", toolErr(CodeGateBlocked, "/target_id", "no review is due at status %s", t.st.Status)
+	}
+	return kind, nil
+}
+
+func (t experimentTarget) snapshot() map[string]any {
+	arts := []map[string]any{}
+	for _, a := range t.st.Artifacts {
+		if a.Attempt == t.st.Attempt {
+			arts = append(arts, map[string]any{"artifact_id": a.ArtifactID, "role": a.Role, "attempt_index": a.Attempt})
+		}
+	}
+	return map[string]any{"target_type": targetExperiment, "target_id": t.st.ExperimentID, "status": t.st.Status,
+		"attempt_index": t.st.Attempt, "artifacts": arts, "snapshot_token": t.st.SnapshotToken()}
+}
+
+func (t experimentTarget) token() string { return t.st.SnapshotToken() }
+
+func (t experimentTarget) prompt(role, requestID, _ string) string {
+	return "You are the " + role + " for experiment " + t.name + ". Call review.start with review_request_id " + requestID +
+		", the reviewer capability and your own caller_session_id; read the artifacts with artifact.find include_content=true; then review.submit a verdict."
+}
+
+func (experimentTarget) changed() error {
+	return toolErr(CodeConflict, "/review_request_id", "the target changed since the review was requested; the producer must request a new review")
+}
+
+func (experimentTarget) moved(kind string, v Verdict) (map[string]any, error) {
+	reviewStatus := gates.DesignReview
+	if kind == kindExperiment {
+		reviewStatus = gates.ExperimentReview
+	}
+	route, err := gates.RouteVerdict(reviewStatus, v.Verdict, v.ReturnTo)
+	if err != nil {
+		return nil, verdictError(err)
+	}
+	if !route.Moves {
+		return nil, nil
+	}
+	return map[string]any{"target_status": route.To, "new_attempt": route.NewAttempt}, nil
+}
+
+// reflectionTarget is a reflection wave as a review target.
+type reflectionTarget struct {
+	st wf.ReflectionState
+}
+
+func (t reflectionTarget) ref() (string, string) { return targetReflection, t.st.ReflectionID }
+
+func (t reflectionTarget) due() (string, error) {
+	kind := t.st.ReviewKind()
+	if kind == "" || t.st.Decision().ReviewEvidence == "" {
+		return "", toolErr(CodeGateBlocked, "/target_id", "no review is due at reflection gate %s", t.st.Decision().Gate)
+	}
+	return kind, nil
+}
+
+func (t reflectionTarget) snapshot() map[string]any {
+	arts := []map[string]any{}
+	for key, a := range t.st.Artifacts {
+		if a.Attempt == t.st.Attempt {
+			arts = append(arts, map[string]any{"artifact_id": a.ArtifactID, "role": a.Role, "key": key, "attempt_index": a.Attempt})
+		}
+	}
+	snap := map[string]any{"target_type": targetReflection, "target_id": t.st.ReflectionID, "status": t.st.Status, "attempt_index": t.st.Attempt,
+		"proposal_revision": t.st.ProposalRevision, "artifacts": arts, "snapshot_token": t.st.SnapshotToken()}
+	if t.st.Proposal != nil {
+		snap["proposal_id"] = t.st.Proposal.ProposalID
+	}
+	return snap
+}
+
+func (t reflectionTarget) token() string { return t.st.SnapshotToken() }
+
+func (t reflectionTarget) prompt(role, requestID, kind string) string {
+	read := "reflection.get include_content=true"
+	if kind == kindConsolidation {
+		read = "consolidation.get"
+	}
+	return "You are the " + role + " for reflection " + t.st.ReflectionID + ". Call review.start with review_request_id " + requestID +
+		", the reviewer capability and your own caller_session_id; read the wave with " + read + "; then review.submit a verdict."
+}
+
+func (reflectionTarget) changed() error {
+	return toolErr(CodeConflict, "/review_request_id", "the reflection changed since the review was requested; the producer must request a new review")
+}
+
+func (reflectionTarget) moved(kind string, v Verdict) (map[string]any, error) {
+	route, err := rg.RouteVerdict(kind, v.Verdict, v.ReturnTo)
+	if err != nil {
+		return nil, verdictError(err)
+	}
+	if !route.Moves {
+		return nil, nil
+	}
+	return map[string]any{"target_status": route.To, "new_attempt": route.NewAttempt, "new_proposal_revision": route.NewRevision}, nil
+}
+
+// newReviewRequest checks that t waits for a review in.Role may give in
+// project p and builds the request row (the caller stores it) with a
+// fresh reviewer capability, whose plaintext only the answer carries.
+func (s *Service) newReviewRequest(c *Call, p models.Project, t reviewTarget, in reviewArgs) (reviewRequestAnswer, error) {
+	kind, err := t.due()
+	if err != nil {
+		return reviewRequestAnswer{}, err
+	}
+	if err := reviewRoleFits(p, kind, in.Role); err != nil {
+		return reviewRequestAnswer{}, err
+	}
+	if in.ProducerSessionID == "" {
+		in.ProducerSessionID = "main"
+	}
+	capability := "rp_" + models.RandomHex(32)
+	snap := t.snapshot()
+	raw, _ := json.Marshal(snap)
+	typ, id := t.ref()
+	r := models.ReviewRequest{ID: models.NewID("rr_"), ProjectID: p.ID, TargetType: typ, TargetID: id, Kind: kind,
+		Role: in.Role, Reason: in.Reason, ProducerSessionID: in.ProducerSessionID, ProducerCredential: c.Principal.CredentialID,
+		CapabilityHash: platform.HashSecret(capability), SnapshotToken: t.token(), SnapshotJSON: string(raw),
+		Status: models.ReviewRequested, ExpiresAt: s.now().Add(reviewTTL)}
+	return reviewRequestAnswer{RequestID: r.ID, Capability: capability, Role: r.Role, SnapshotID: r.SnapshotToken, Snapshot: snap,
+		ExpiresAt: r.ExpiresAt, Handoff: reviewerHandoff{Role: r.Role, Skill: kind + "-review", TargetType: typ, TargetID: id,
+			ReadOnly: true, StartTool: "review.start", SubmitTool: "review.submit", SpawnPrompt: t.prompt(r.Role, r.ID, kind)},
+		request: r}, nil
+}
+
+// reviewRequestAnswer is review.request's answer.
+type reviewRequestAnswer struct {
+	RequestID  string          `json:"review_request_id"`
+	Capability string          `json:"reviewer_capability"`
+	Role       string          `json:"role"`
+	SnapshotID string          `json:"target_snapshot_id"`
+	Snapshot   map[string]any  `json:"target_snapshot"`
+	ExpiresAt  time.Time       `json:"expires_at"`
+	Handoff    reviewerHandoff `json:"reviewer_handoff"`
+
+	request models.ReviewRequest
+}
+
+// reviewerHandoff tells the producer how to hand the review to a reviewer.
+type reviewerHandoff struct {
+	Role        string `json:"role"`
+	Skill       string `json:"skill"`
+	TargetType  string `json:"target_type"`
+	TargetID    string `json:"target_id"`
+	ReadOnly    bool   `json:"read_only"`
+	StartTool   string `json:"start_tool"`
+	SubmitTool  string `json:"submit_tool"`
+	SpawnPrompt string `json:"spawn_prompt"`
+}
+
+// reviewStarted checks that t still shows the snapshot r was requested
+// for and opens p's review session on it, once.
+func (s *Service) reviewStarted(ctx context.Context, t reviewTarget, r models.ReviewRequest, p platform.Principal, callerSessionID, agent string) (models.ReviewSession, error) {
+	if t.token() != r.SnapshotToken {
+		return models.ReviewSession{}, t.changed()
+	}
+	sess := newReviewSession(r, p, callerSessionID, agent)
+	return sess, models.StartReviewSession(ctx, s.DB, r, sess)
+}
+
+// verdictAnswer is review.submit's answer: the verdict recorded, and where
+// it moved the target (moved, from reviewTarget.moved).
+func verdictAnswer(sess models.ReviewSession, req models.ReviewRequest, v Verdict, moved map[string]any) map[string]any {
+	out := map[string]any{"review_session_id": sess.ID, "review_request_id": req.ID, "verdict": v.Verdict, "recorded": true}
+	for k, x := range moved {
+		out[k] = x
+	}
+	return out
+}
