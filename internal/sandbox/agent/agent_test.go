@@ -38,7 +38,7 @@ func TestAgent_RecordsCommandsAndAnswersInspectionsToItsTokenOnly(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
+	defer func() { _ = a.Close() }() // test cleanup: a close error fails nothing
 	addr := net.JoinHostPort(a.SSH.Host, fmt.Sprint(a.SSH.Port))
 	c, err := ssh.Dial("tcp", addr, &ssh.ClientConfig{User: sandbox.LocalUser, Auth: []ssh.AuthMethod{ssh.PublicKeys(key)},
 		HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
@@ -112,7 +112,7 @@ func TestAgent_TakenSSHPortFailsTheStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }() // test cleanup: a close error fails nothing
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	key, _ := ssh.NewSignerFromKey(priv)
 	_, err = Start(Config{UID: "sbx_agent2", PublicKey: string(ssh.MarshalAuthorizedKey(key.PublicKey())), Token: "t", Root: t.TempDir(),

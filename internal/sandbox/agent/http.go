@@ -113,7 +113,7 @@ func (c Client) Inspect(ctx context.Context, in inspect.Request) (inspect.Result
 	if err != nil {
 		return out, fmt.Errorf("sandbox agent at %s: %w", c.URL, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read only: a close error loses nothing
 	if resp.StatusCode != http.StatusOK {
 		var e wireError
 		if json.NewDecoder(io.LimitReader(resp.Body, maxRequest)).Decode(&e) != nil || e.Message == "" {
