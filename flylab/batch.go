@@ -108,7 +108,8 @@ type Batch struct {
 	Boundary                    string         `json:"boundary"`
 }
 
-// Statuses of runs and batches.
+// StatusComplete is the status of a finished run or batch (the simulator
+// finishes every run it starts, so it is the only one).
 const StatusComplete = "complete"
 
 type batchContent struct {

@@ -51,7 +51,7 @@ func insideTriangle(p, a, b, c [2]float64) bool {
 	d1, d2, d3 := cross(a, b, p), cross(b, c, p), cross(c, a, p)
 	hasNeg := d1 < 0 || d2 < 0 || d3 < 0
 	hasPos := d1 > 0 || d2 > 0 || d3 > 0
-	return !(hasNeg && hasPos)
+	return !hasNeg || !hasPos
 }
 
 // sampleWindow returns the first and last sample index inside W.

@@ -38,7 +38,7 @@ func TestPool_BusyPoolQueuesAndNeverExceedsItsBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	sqlDB, _ := db.DB()
-	defer sqlDB.Close()
+	defer func() { _ = sqlDB.Close() }() // test cleanup: a close error fails nothing
 	var wg sync.WaitGroup
 	errs := make(chan error, 12)
 	seen := make(chan int64, 12)

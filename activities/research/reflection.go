@@ -103,7 +103,7 @@ func (a *ReflectionActivities) PublishReflection(ctx context.Context, in wf.Publ
 		return wf.PublishResult{}, err
 	}
 	raw, err := io.ReadAll(io.LimitReader(rc, 1<<20))
-	rc.Close()
+	_ = rc.Close() // read only: a close error loses nothing
 	if err != nil {
 		return wf.PublishResult{}, err
 	}

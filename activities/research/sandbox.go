@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"gorm.io/gorm"
 
+	"github.com/gatehouse/gatehouse/internal/researchclient"
 	"github.com/gatehouse/gatehouse/internal/sandbox"
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
@@ -96,5 +97,5 @@ func (a *SandboxActivities) RecordSandbox(ctx context.Context, r wf.SandboxRecor
 	if err := a.DB.WithContext(ctx).Where("uid = ?", r.UID).Take(&sb).Error; err != nil {
 		return err
 	}
-	return wf.NotifySandboxActivity(ctx, a.Temporal, sb.ExperimentID, r.UID, r.Status == models.SandboxRunning)
+	return researchclient.NotifySandboxActivity(ctx, a.Temporal, sb.ExperimentID, r.UID, r.Status == models.SandboxRunning)
 }

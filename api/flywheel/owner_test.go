@@ -81,7 +81,8 @@ func TestClaim_TwoKeysEachTakeOnlyTheirOwnersRollouts(t *testing.T) {
 		t.Fatalf("the p1 key claimed %v, want only %s", got, p1)
 	}
 	got := e.claimAll(t, e.agentKey) // all projects: the project and unscoped rollouts, never another tenant's
-	if len(got) != 2 || !(got[0] == p2 && got[1] == open || got[0] == open && got[1] == p2) {
+	pair := len(got) == 2 && (got[0] == p2 && got[1] == open || got[0] == open && got[1] == p2)
+	if !pair {
 		t.Fatalf("the all-projects key claimed %v, want %s and %s", got, p2, open)
 	}
 	if got := e.claimAll(t, keyT); len(got) != 1 || got[0] != tenant {

@@ -10,6 +10,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/gatehouse/gatehouse/internal/researchclient"
 	"github.com/gatehouse/gatehouse/internal/sandbox"
 	"github.com/gatehouse/gatehouse/internal/sandbox/deploy"
 	"github.com/gatehouse/gatehouse/internal/temporalerr"
@@ -223,11 +224,11 @@ func sandboxAttach(ctx context.Context, s *Service, c *Call) (any, error) {
 	// answered: the sandbox's next recorded change repeats it.
 	running := sb.Status == models.SandboxRunning
 	if sb.ExperimentID != in.ExperimentID {
-		if err := wf.NotifySandboxActivity(ctx, s.Temporal, sb.ExperimentID, sb.UID, false); err != nil {
+		if err := researchclient.NotifySandboxActivity(ctx, s.Temporal, sb.ExperimentID, sb.UID, false); err != nil {
 			s.Log.Warn("sandbox detach not signalled", "sandbox_uid", sb.UID, "experiment_id", sb.ExperimentID, "err", err)
 		}
 	}
-	if err := wf.NotifySandboxActivity(ctx, s.Temporal, in.ExperimentID, sb.UID, running); err != nil {
+	if err := researchclient.NotifySandboxActivity(ctx, s.Temporal, in.ExperimentID, sb.UID, running); err != nil {
 		s.Log.Warn("sandbox attach not signalled", "sandbox_uid", sb.UID, "experiment_id", in.ExperimentID, "err", err)
 	}
 	sb.ExperimentID = in.ExperimentID

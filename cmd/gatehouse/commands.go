@@ -74,10 +74,11 @@ func newVersionCommand() *cobra.Command {
 		Use:   "version",
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			i := buildinfo.Get()
-			fmt.Fprintf(cmd.OutOrStdout(), "gatehouse %s (commit %s, built from a commit of %s, %s, %s/%s)\n",
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "gatehouse %s (commit %s, built from a commit of %s, %s, %s/%s)\n",
 				i.Version, i.Commit, orUnknown(i.Date), i.GoVersion, runtime.GOOS, runtime.GOARCH)
+			return err
 		},
 	}
 }

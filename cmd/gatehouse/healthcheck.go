@@ -40,8 +40,8 @@ have a compose or Docker healthcheck. Without URL it probes /healthz on
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d %s\n", url, status, http.StatusText(status))
-			return nil
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %d %s\n", url, status, http.StatusText(status))
+			return err
 		},
 	}, config.RoleHealthcheck)
 	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Second, "how long to wait for the answer")
@@ -74,7 +74,7 @@ func probe(ctx context.Context, url string, timeout time.Duration) (int, error) 
 	if err != nil {
 		return 0, fmt.Errorf("healthcheck: %w", err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read only: a close error loses nothing
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return resp.StatusCode, fmt.Errorf("healthcheck: %s answered %d %s", url, resp.StatusCode, http.StatusText(resp.StatusCode))
 	}

@@ -31,8 +31,7 @@ running. The server must be a loopback URL; N is at most 10000 and D at most
 			if err != nil {
 				return err
 			}
-			rep.Write(cmd.OutOrStdout())
-			return nil
+			return rep.Write(cmd.OutOrStdout())
 		},
 	}
 	f := cmd.Flags()

@@ -47,9 +47,13 @@ func newMigrateStatusCommand() *cobra.Command {
 				if !s.Applied {
 					state, pending = "pending", pending+1
 				}
-				fmt.Fprintf(w, "%s\t%s\n", state, s.ID)
+				if _, err := fmt.Fprintf(w, "%s\t%s\n", state, s.ID); err != nil {
+					return err
+				}
 			}
-			fmt.Fprintf(w, "\n%d applied, %d pending\n", len(states)-pending, pending)
+			if _, err := fmt.Fprintf(w, "\n%d applied, %d pending\n", len(states)-pending, pending); err != nil {
+				return err
+			}
 			return w.Flush()
 		},
 	}, config.RoleDatabase)

@@ -23,7 +23,7 @@ func TestHTTPServer_CutsClientSendingHeadersByteByByte(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = srv.srv.Close() }()
+	defer func() { _ = srv.srv.Close() }() // test cleanup: a close error fails nothing
 	const request = "GET /readyz HTTP/1.1\r\nHost: gatehouse.test\r\nUser-Agent: slowloris\r\nAccept: */*\r\n\r\n"
 
 	fast := dialServer(t, srv.Addr())
@@ -58,7 +58,7 @@ func dialServer(t *testing.T, addr string) net.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Close() })
+	t.Cleanup(func() { _ = c.Close() }) // test cleanup
 	return c
 }
 

@@ -23,7 +23,7 @@ func MintKey(ctx context.Context, cfg config.Config, role, name string, projects
 	if err != nil {
 		return MintedKey{}, err
 	}
-	defer s.close()
+	defer func() { _ = s.close() }() // the key is minted; a close error must not hide its plaintext
 	if err := models.Migrate(s.db, s.log); err != nil {
 		return MintedKey{}, err
 	}
@@ -40,7 +40,7 @@ func ListKeys(ctx context.Context, cfg config.Config) ([]platform.Credential, er
 	if err != nil {
 		return nil, err
 	}
-	defer s.close()
+	defer func() { _ = s.close() }() // read only: a close error loses nothing
 	var creds []platform.Credential
 	err = s.db.WithContext(ctx).Order("created_at, id").Find(&creds).Error
 	for i := range creds {
@@ -55,6 +55,6 @@ func RevokeKey(ctx context.Context, cfg config.Config, id string) error {
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer func() { _ = s.close() }() // the revocation is committed; a close error changes nothing
 	return platform.Revoke(ctx, s.db, id)
 }

@@ -23,7 +23,7 @@ func MigrationStatus(ctx context.Context, cfg config.Config) ([]MigrationState, 
 	if err != nil {
 		return nil, err
 	}
-	defer s.close()
+	defer func() { _ = s.close() }() // read only: a close error loses nothing
 	pending, err := models.PendingMigrations(s.db)
 	if err != nil {
 		return nil, err

@@ -45,7 +45,7 @@ func Migrate(ctx context.Context, cfg config.Config) error {
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer func() { _ = s.close() }() // the migration's own error is the one that matters
 	return models.Migrate(s.db, s.log)
 }
 
@@ -58,11 +58,11 @@ func API(ctx context.Context, cfg config.Config) error {
 		return err
 	}
 	if err := s.openHeartbeatPool(); err != nil {
-		s.close()
+		_ = s.close() // the pool's error is the one to report
 		return err
 	}
 	if err := s.startPublicAPI(); err != nil {
-		s.close()
+		_ = s.close() // the start error is the one to report
 		return err
 	}
 	s.log.Info("api listening", "addr", s.http.Addr(), "temporal", cfg.TemporalAddress, "namespace", cfg.TemporalNamespace)
@@ -77,11 +77,11 @@ func Worker(ctx context.Context, cfg config.Config) error {
 	}
 	ensureSearchAttributes(ctx, s.temporal, cfg.TemporalNamespace, s.log)
 	if err := s.startWorker(); err != nil {
-		s.close()
+		_ = s.close() // the start error is the one to report
 		return err
 	}
 	if err := s.startWorkerHealth(); err != nil {
-		s.close()
+		_ = s.close() // the start error is the one to report
 		return err
 	}
 	s.log.Info("worker polling", "task_queue", cfg.TaskQueue, "temporal", cfg.TemporalAddress, "namespace", cfg.TemporalNamespace)
@@ -115,7 +115,7 @@ func connected(ctx context.Context, cfg config.Config, service string, prepare f
 		err = s.connect(ctx)
 	}
 	if err != nil {
-		s.close()
+		_ = s.close() // the connect error is the one to report
 		return nil, err
 	}
 	return s, nil

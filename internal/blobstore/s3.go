@@ -103,8 +103,8 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader, maxBytes int64) (
 	if err != nil {
 		return Info{}, err
 	}
-	defer os.Remove(tmp.Name())
-	defer tmp.Close()
+	defer func() { _ = os.Remove(tmp.Name()) }() // best effort: a leftover temp file is harmless
+	defer func() { _ = tmp.Close() }()           // the upload read it back; nothing left to flush
 	h := sha256.New()
 	src := r
 	if maxBytes > 0 {
@@ -150,7 +150,7 @@ func (s *S3) Stat(ctx context.Context, key string) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }() // read only: a close error loses nothing
 	h := sha256.New()
 	n, err := io.Copy(h, readerWithContext{ctx, rc})
 	if err != nil {

@@ -44,7 +44,7 @@ func newS3Server(bucket, access, secret string) *s3Server {
 func (s *s3Server) fail(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/xml")
 	w.WriteHeader(status)
-	fmt.Fprintf(w, "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>%s</Code><Message>%s</Message></Error>", code, msg)
+	_, _ = fmt.Fprintf(w, "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>%s</Code><Message>%s</Message></Error>", code, msg) // a client gone mid-answer has no one to tell
 }
 
 func (s *s3Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {

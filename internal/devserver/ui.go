@@ -44,7 +44,7 @@ func startUI(addr, frontendAddr string) (*uiServer, error) {
 	for time.Now().Before(deadline) {
 		resp, err := http.Get("http://" + u.addr + "/healthz")
 		if err == nil {
-			resp.Body.Close()
+			_ = resp.Body.Close() // only the answer mattered
 			return u, nil
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -215,7 +215,7 @@ func (c client) post(ctx context.Context, path, bearer, leaseToken string, body 
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read only: a close error loses nothing
 	if resp.StatusCode != want {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return fmt.Errorf("POST %s: %d %s", path, resp.StatusCode, b)
@@ -270,18 +270,22 @@ func (r *recorder) summary() Latency {
 	return l
 }
 
-// Write prints the report as a table.
-func (r Report) Write(w io.Writer) {
-	fmt.Fprintf(w, "flywheel load: %d rollouts in %s; claims %.1f/s, heartbeats %.1f/s\n",
+// Write prints the report as a table to w in one write and answers that
+// write's error.
+func (r Report) Write(w io.Writer) error {
+	var b bytes.Buffer // a bytes.Buffer's writes never fail
+	fmt.Fprintf(&b, "flywheel load: %d rollouts in %s; claims %.1f/s, heartbeats %.1f/s\n",
 		r.Rollouts, r.Elapsed.Round(time.Millisecond), r.ClaimsPerS, r.HeartbeatsPerS)
-	fmt.Fprintf(w, "%-10s %8s %8s %10s %10s %10s %10s\n", "request", "count", "failed", "p50", "p90", "p99", "max")
+	fmt.Fprintf(&b, "%-10s %8s %8s %10s %10s %10s %10s\n", "request", "count", "failed", "p50", "p90", "p99", "max")
 	for _, row := range []struct {
 		name string
 		l    Latency
 	}{{"enqueue", r.Enqueue}, {"claim", r.Claim}, {"heartbeat", r.Heartbeat}, {"output", r.Output}} {
-		fmt.Fprintf(w, "%-10s %8d %8d %10s %10s %10s %10s\n", row.name, row.l.Count, row.l.Failures,
+		fmt.Fprintf(&b, "%-10s %8d %8d %10s %10s %10s %10s\n", row.name, row.l.Count, row.l.Failures,
 			ms(row.l.P50), ms(row.l.P90), ms(row.l.P99), ms(row.l.Max))
 	}
+	_, err := w.Write(b.Bytes())
+	return err
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000) }

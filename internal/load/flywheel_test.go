@@ -89,11 +89,13 @@ func TestFlywheel_LeasesEveryRolloutHeartbeatsForDurationAndCompletesThem(t *tes
 	if n := int64(rep.Heartbeat.Count); n > fake.heartbeats.Load() || n < fake.heartbeats.Load()-8 || rep.Heartbeat.Count == 0 || rep.HeartbeatsPerS <= 0 || rep.ClaimsPerS <= 0 {
 		t.Fatalf("heartbeats: report %d, server %d, %.1f/s", rep.Heartbeat.Count, fake.heartbeats.Load(), rep.HeartbeatsPerS)
 	}
-	if l := rep.Heartbeat; !(l.P50 <= l.P90 && l.P90 <= l.P99 && l.P99 <= l.Max && l.Max > 0) {
+	if l := rep.Heartbeat; l.P50 > l.P90 || l.P90 > l.P99 || l.P99 > l.Max || l.Max <= 0 {
 		t.Fatalf("percentiles out of order: %+v", l)
 	}
 	var out bytes.Buffer
-	rep.Write(&out)
+	if err := rep.Write(&out); err != nil {
+		t.Fatal(err)
+	}
 	if !strings.Contains(out.String(), "heartbeat") || !strings.Contains(out.String(), "300 rollouts") {
 		t.Fatalf("report:\n%s", out.String())
 	}

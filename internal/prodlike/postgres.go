@@ -70,7 +70,7 @@ func (p postgres) exec(ctx context.Context, stmt string) error {
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }() // the statement ran (or failed) already
 	if _, err := db.ExecContext(ctx, stmt); err != nil {
 		return fmt.Errorf("prodlike: %s: %w", stmt, err)
 	}

@@ -66,7 +66,7 @@ func (c *client) post(ctx context.Context, path, bearer string, body any, header
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read only: a close error loses nothing
 	out, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
 	if err != nil {
 		return nil, err

@@ -74,7 +74,7 @@ func TestLocal_DestroyKillsTheWholeProcessTreeASetsidChildIncluded(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sess.Close()
+	defer func() { _ = sess.Close() }() // test cleanup: a close error fails nothing
 	if err := sess.Start("setsid sleep 987.6541 </dev/null >/dev/null 2>&1 & nohup sleep 987.6542 </dev/null >/dev/null 2>&1 & sleep 987.6543"); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestLocal_ConfinedCommandsSeeNoHostProcessNetworkOrPrivilege(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }() // test cleanup: a close error fails nothing
 	go func() {
 		for {
 			c, err := ln.Accept()

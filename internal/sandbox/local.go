@@ -332,7 +332,7 @@ func readBeneath(dir, rel string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: a close error loses nothing
 	if st.Size() > max {
 		return nil, fmt.Errorf("%w: %q is %d bytes, over the %d byte limit", ErrTooLarge, rel, st.Size(), max)
 	}

@@ -75,7 +75,7 @@ func TestLocal_ReprovisionAfterRestartKeepsPortFilesAndRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }() // test cleanup: a close error fails nothing
 	if out, err := runCmd(t, c, "cat kept.txt"); err != nil || out != "kept\n" {
 		t.Fatalf("file after restart: %q %v", out, err)
 	}
@@ -96,7 +96,7 @@ func TestLocal_ReprovisionAfterRestartKeepsPortFilesAndRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer squatter.Close()
+	defer func() { _ = squatter.Close() }() // test cleanup: a close error fails nothing
 	third := &Local{Root: root, servers: map[string]*server{}}
 	ep3, err := third.Provision(ctx, spec)
 	if err != nil {

@@ -161,7 +161,7 @@ func (r *runner) run(command string, accepted func(), stdin io.Reader, stdout, s
 	out := capped{live: live}
 	if full {
 		note := fmt.Sprintf("[the working directory holds more than its %d byte quota: this command cannot write to files; delete some]\n", r.confine.diskQuota)
-		out.Write([]byte(note))
+		_, _ = out.Write([]byte(note)) // capped never fails
 		_, _ = io.WriteString(stderr, note)
 	}
 	cmd.Stdin = stdin
@@ -178,13 +178,13 @@ func (r *runner) run(command string, accepted func(), stdin io.Reader, stdout, s
 		code, rec.Status = exit.ExitCode(), RunExited
 	case err != nil:
 		code, rec.Status = 127, RunExited
-		out.Write([]byte(err.Error()))
+		_, _ = out.Write([]byte(err.Error())) // capped never fails
 	default:
 		rec.Status = RunExited
 	}
 	if quotaKilled.Load() {
 		note := fmt.Sprintf("\n[the working directory went over its %d byte quota; this command was killed]\n", r.confine.diskQuota)
-		out.Write([]byte(note))
+		_, _ = out.Write([]byte(note)) // capped never fails
 		_, _ = io.WriteString(stderr, note)
 	}
 	end := time.Now().UTC()

@@ -45,7 +45,7 @@ func TestLocal_RootWorkerRunsCommandsAsAnUnprivilegedUserConfinedToTheWorkdir(t 
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }() // test cleanup: a close error fails nothing
 	out, err := runCmd(t, c, "id -u")
 	if err != nil || strings.TrimSpace(out) != nobody.Uid || strings.TrimSpace(out) == "0" {
 		t.Fatalf("id -u = %q %v, want %s", out, err, nobody.Uid)

@@ -100,8 +100,8 @@ func (s *server) serve(c net.Conn) {
 	if err != nil {
 		return
 	}
-	defer sc.Close()
-	go ssh.DiscardRequests(reqs) // no global requests: no port forwarding
+	defer func() { _ = sc.Close() }() // the connection is over; its close error has no reader
+	go ssh.DiscardRequests(reqs)      // no global requests: no port forwarding
 	for nc := range chans {
 		if nc.ChannelType() != "session" {
 			_ = nc.Reject(ssh.Prohibited, "only sessions are allowed")
@@ -119,7 +119,7 @@ func (s *server) serve(c net.Conn) {
 // recorded command; shells, ptys and subsystems are refused so every
 // command is a run.
 func (s *server) session(ch ssh.Channel, reqs <-chan *ssh.Request) {
-	defer ch.Close()
+	defer func() { _ = ch.Close() }() // the session is over; its close error has no reader
 	for req := range reqs {
 		switch req.Type {
 		case "env":

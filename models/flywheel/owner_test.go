@@ -105,7 +105,7 @@ func TestMigration_OwnersKeepsStoredTurnsAndRollouts(t *testing.T) {
 				t.Fatal(err)
 			}
 			if sqlDB, err := db.DB(); err == nil {
-				t.Cleanup(func() { sqlDB.Close() })
+				t.Cleanup(func() { _ = sqlDB.Close() }) // test cleanup
 			}
 			all := fw.Migrations()
 			var before []migrate.Migration

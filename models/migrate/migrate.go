@@ -52,7 +52,7 @@ func Run(db *gorm.DB, list []Migration) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		defer c.Close()
+		defer func() { _ = c.Close() }() // returns the connection to the pool after the unlock below
 		if _, err := c.ExecContext(db.Statement.Context, "SELECT pg_advisory_lock($1)", advisoryLockKey); err != nil {
 			return nil, fmt.Errorf("migrate: advisory lock: %w", err)
 		}

@@ -5,6 +5,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/gatehouse/gatehouse/internal/sandbox/inspect"
 )
 
 // Names and bounds of the sandbox inspection workflow.
@@ -24,67 +26,35 @@ const (
 	SandboxInspectHeartbeat = 10 * time.Second
 )
 
-// Sandbox inspection operations.
+// Sandbox inspection operations (the plain package inspect's names,
+// kept here for the workflow's callers).
 const (
-	InspectRuns  = "runs"
-	InspectFiles = "files"
-	InspectRead  = "read"
+	InspectRuns  = inspect.OpRuns
+	InspectFiles = inspect.OpFiles
+	InspectRead  = inspect.OpRead
 	// InspectDigest answers a file's sha256 and size without moving it.
-	InspectDigest = "digest"
+	InspectDigest = inspect.OpDigest
 )
 
 // Error types an inspection answers with; none is retried.
 const (
-	InspectErrPathOutside = "path_outside"
-	InspectErrNotFound    = "not_found"
-	InspectErrTooLarge    = "too_large"
-	InspectErrBadRequest  = "bad_request"
+	InspectErrPathOutside = inspect.ErrPathOutside
+	InspectErrNotFound    = inspect.ErrNotFound
+	InspectErrTooLarge    = inspect.ErrTooLarge
+	InspectErrBadRequest  = inspect.ErrBadRequest
 )
 
 // SandboxInspectRequest asks the host holding a local sandbox for its runs
 // (waiting up to Wait while any runs), its file list, one chunk of a file,
-// or a file's digest.
-type SandboxInspectRequest struct {
-	HostQueue string
-	UID       string
-	Op        string
-	// Wait is the runs long poll (0: answer at once).
-	Wait time.Duration `json:",omitempty"`
-	// OutputTail and OutputTotal bound run outputs (see sandbox.TrimRuns).
-	OutputTail  int `json:",omitempty"`
-	OutputTotal int `json:",omitempty"`
-	// MaxFiles bounds the file list.
-	MaxFiles int `json:",omitempty"`
-	// Path, Offset and Length name the chunk to read.
-	Path   string `json:",omitempty"`
-	Offset int64  `json:",omitempty"`
-	Length int    `json:",omitempty"`
-	// MaxBytes bounds the file a digest reads.
-	MaxBytes int64 `json:",omitempty"`
-}
+// or a file's digest. It is inspect.Request, which the sandbox agent
+// answers without importing this package.
+type SandboxInspectRequest = inspect.Request
 
 // SandboxInspectRun is one run as an inspection carries it.
-type SandboxInspectRun struct {
-	Seq       int
-	Command   string
-	Status    string
-	StartedAt time.Time
-	EndedAt   *time.Time `json:",omitempty"`
-	ExitCode  *int       `json:",omitempty"`
-	Output    string
-	Truncated bool `json:",omitempty"`
-}
+type SandboxInspectRun = inspect.Run
 
 // SandboxInspectResult is what the holding host answered.
-type SandboxInspectResult struct {
-	Runs  []SandboxInspectRun `json:",omitempty"`
-	Files []string            `json:",omitempty"`
-	Data  []byte              `json:",omitempty"`
-	// Size is the whole file's size (reads and digests).
-	Size int64 `json:",omitempty"`
-	// SHA256 is a digest's hex sha256.
-	SHA256 string `json:",omitempty"`
-}
+type SandboxInspectResult = inspect.Result
 
 // SandboxInspectWorkflowID is the ID of one inspection of sandbox uid.
 func SandboxInspectWorkflowID(uid, callID string) string {

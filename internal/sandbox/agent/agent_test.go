@@ -16,7 +16,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/gatehouse/gatehouse/internal/sandbox"
-	wf "github.com/gatehouse/gatehouse/workflows/research"
+	"github.com/gatehouse/gatehouse/internal/sandbox/inspect"
 )
 
 // The agent a kubernetes sandbox Pod runs: commands over SSH are recorded
@@ -38,7 +38,7 @@ func TestAgent_RecordsCommandsAndAnswersInspectionsToItsTokenOnly(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
+	defer func() { _ = a.Close() }() // test cleanup: a close error fails nothing
 	addr := net.JoinHostPort(a.SSH.Host, fmt.Sprint(a.SSH.Port))
 	c, err := ssh.Dial("tcp", addr, &ssh.ClientConfig{User: sandbox.LocalUser, Auth: []ssh.AuthMethod{ssh.PublicKeys(key)},
 		HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
@@ -55,37 +55,37 @@ func TestAgent_RecordsCommandsAndAnswersInspectionsToItsTokenOnly(t *testing.T) 
 
 	ctx := context.Background()
 	cl := Client{URL: a.InspectURL, Token: "tok-1"}
-	runs, err := cl.Inspect(ctx, wf.SandboxInspectRequest{UID: "sbx_agent1", Op: wf.InspectRuns, Wait: 5 * time.Second})
+	runs, err := cl.Inspect(ctx, inspect.Request{UID: "sbx_agent1", Op: inspect.OpRuns, Wait: 5 * time.Second})
 	if err != nil || len(runs.Runs) != 1 || runs.Runs[0].ExitCode == nil || *runs.Runs[0].ExitCode != 0 || !strings.Contains(runs.Runs[0].Output, "done") {
 		t.Fatalf("runs: %+v %v", runs, err)
 	}
-	files, err := cl.Inspect(ctx, wf.SandboxInspectRequest{UID: "sbx_agent1", Op: wf.InspectFiles, MaxFiles: 10})
+	files, err := cl.Inspect(ctx, inspect.Request{UID: "sbx_agent1", Op: inspect.OpFiles, MaxFiles: 10})
 	if err != nil || len(files.Files) != 1 || files.Files[0] != "out.txt" {
 		t.Fatalf("files: %+v %v", files, err)
 	}
-	chunk, err := cl.Inspect(ctx, wf.SandboxInspectRequest{UID: "sbx_agent1", Op: wf.InspectRead, Path: "out.txt", Length: 3})
+	chunk, err := cl.Inspect(ctx, inspect.Request{UID: "sbx_agent1", Op: inspect.OpRead, Path: "out.txt", Length: 3})
 	if err != nil || string(chunk.Data) != "res" || chunk.Size != 7 {
 		t.Fatalf("chunk: %+v %v", chunk, err)
 	}
-	sum, err := cl.Inspect(ctx, wf.SandboxInspectRequest{UID: "sbx_agent1", Op: wf.InspectDigest, Path: "out.txt", MaxBytes: 100})
+	sum, err := cl.Inspect(ctx, inspect.Request{UID: "sbx_agent1", Op: inspect.OpDigest, Path: "out.txt", MaxBytes: 100})
 	want := sha256.Sum256([]byte("result\n"))
 	if err != nil || sum.SHA256 != hex.EncodeToString(want[:]) || sum.Size != 7 {
 		t.Fatalf("digest: %+v %v", sum, err)
 	}
-	if _, err := cl.Inspect(ctx, wf.SandboxInspectRequest{UID: "sbx_agent1", Op: wf.InspectRead, Path: "../../etc/passwd", Length: 10}); !errors.Is(err, sandbox.ErrPathOutside) {
+	if _, err := cl.Inspect(ctx, inspect.Request{UID: "sbx_agent1", Op: inspect.OpRead, Path: "../../etc/passwd", Length: 10}); !errors.Is(err, sandbox.ErrPathOutside) {
 		t.Fatalf("a path outside: %v", err)
 	}
-	if _, err := cl.Inspect(ctx, wf.SandboxInspectRequest{UID: "sbx_agent1", Op: wf.InspectRead, Path: "nope", Length: 10}); !errors.Is(err, sandbox.ErrNotFound) {
+	if _, err := cl.Inspect(ctx, inspect.Request{UID: "sbx_agent1", Op: inspect.OpRead, Path: "nope", Length: 10}); !errors.Is(err, sandbox.ErrNotFound) {
 		t.Fatalf("a missing file: %v", err)
 	}
-	if _, err := cl.Inspect(ctx, wf.SandboxInspectRequest{UID: "sbx_other", Op: wf.InspectFiles}); !errors.Is(err, sandbox.ErrNotFound) {
+	if _, err := cl.Inspect(ctx, inspect.Request{UID: "sbx_other", Op: inspect.OpFiles}); !errors.Is(err, sandbox.ErrNotFound) {
 		t.Fatalf("another sandbox's uid: %v", err)
 	}
-	if _, err := cl.Inspect(ctx, wf.SandboxInspectRequest{UID: "sbx_agent1", Op: "shell"}); !errors.Is(err, ErrBadRequest) {
+	if _, err := cl.Inspect(ctx, inspect.Request{UID: "sbx_agent1", Op: "shell"}); !errors.Is(err, ErrBadRequest) {
 		t.Fatalf("an unknown operation: %v", err)
 	}
 	for _, tok := range []string{"", "tok-2"} {
-		if _, err := (Client{URL: a.InspectURL, Token: tok}).Inspect(ctx, wf.SandboxInspectRequest{UID: "sbx_agent1", Op: wf.InspectFiles}); err == nil ||
+		if _, err := (Client{URL: a.InspectURL, Token: tok}).Inspect(ctx, inspect.Request{UID: "sbx_agent1", Op: inspect.OpFiles}); err == nil ||
 			!strings.Contains(err.Error(), "bearer token") {
 			t.Fatalf("token %q: %v", tok, err)
 		}
@@ -112,7 +112,7 @@ func TestAgent_TakenSSHPortFailsTheStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }() // test cleanup: a close error fails nothing
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	key, _ := ssh.NewSignerFromKey(priv)
 	_, err = Start(Config{UID: "sbx_agent2", PublicKey: string(ssh.MarshalAuthorizedKey(key.PublicKey())), Token: "t", Root: t.TempDir(),

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/sandbox"
-	wf "github.com/gatehouse/gatehouse/workflows/research"
+	"github.com/gatehouse/gatehouse/internal/sandbox/inspect"
 )
 
 // PollTick is how often a runs long poll re-reads the runs.
@@ -24,52 +24,52 @@ var ErrBadRequest = errors.New("sandbox agent: bad inspection request")
 // (long-polled up to in.Wait, calling beat on every read), its files, one
 // chunk of a file, or a file's digest (each bounded, so one beat at the
 // start covers it). Path errors are the sandbox package's typed errors.
-func Answer(ctx context.Context, l *sandbox.Local, in wf.SandboxInspectRequest, beat func()) (wf.SandboxInspectResult, error) {
+func Answer(ctx context.Context, l *sandbox.Local, in inspect.Request, beat func()) (inspect.Result, error) {
 	if beat == nil {
 		beat = func() {}
 	}
 	beat()
 	switch in.Op {
-	case wf.InspectRuns:
+	case inspect.OpRuns:
 		runs, err := sandbox.WaitRuns(ctx, func() ([]sandbox.Run, error) {
 			beat()
 			return l.Runs(in.UID)
 		}, in.Wait, PollTick)
 		if err != nil {
-			return wf.SandboxInspectResult{}, err
+			return inspect.Result{}, err
 		}
-		return wf.SandboxInspectResult{Runs: ToMessages(sandbox.TrimRuns(runs, in.OutputTail, in.OutputTotal))}, nil
-	case wf.InspectFiles:
+		return inspect.Result{Runs: ToMessages(sandbox.TrimRuns(runs, in.OutputTail, in.OutputTotal))}, nil
+	case inspect.OpFiles:
 		files, err := l.Files(in.UID, max(in.MaxFiles, 1))
-		return wf.SandboxInspectResult{Files: files}, err
-	case wf.InspectRead:
+		return inspect.Result{Files: files}, err
+	case inspect.OpRead:
 		if in.Length <= 0 || in.Length > MaxChunk {
-			return wf.SandboxInspectResult{}, fmt.Errorf("%w: chunk length %d not in 1..%d", ErrBadRequest, in.Length, MaxChunk)
+			return inspect.Result{}, fmt.Errorf("%w: chunk length %d not in 1..%d", ErrBadRequest, in.Length, MaxChunk)
 		}
 		data, size, err := l.ReadChunk(in.UID, in.Path, in.Offset, in.Length)
-		return wf.SandboxInspectResult{Data: data, Size: size}, err
-	case wf.InspectDigest:
+		return inspect.Result{Data: data, Size: size}, err
+	case inspect.OpDigest:
 		sum, size, err := l.DigestFile(in.UID, in.Path, in.MaxBytes)
 		if err != nil {
-			return wf.SandboxInspectResult{}, err
+			return inspect.Result{}, err
 		}
-		return wf.SandboxInspectResult{SHA256: sum, Size: size}, nil
+		return inspect.Result{SHA256: sum, Size: size}, nil
 	}
-	return wf.SandboxInspectResult{}, fmt.Errorf("%w: unknown operation %q", ErrBadRequest, in.Op)
+	return inspect.Result{}, fmt.Errorf("%w: unknown operation %q", ErrBadRequest, in.Op)
 }
 
 // ToMessages converts runs to their message form.
-func ToMessages(runs []sandbox.Run) []wf.SandboxInspectRun {
-	out := make([]wf.SandboxInspectRun, len(runs))
+func ToMessages(runs []sandbox.Run) []inspect.Run {
+	out := make([]inspect.Run, len(runs))
 	for i, r := range runs {
-		out[i] = wf.SandboxInspectRun{Seq: r.Seq, Command: r.Command, Status: r.Status, StartedAt: r.StartedAt,
+		out[i] = inspect.Run{Seq: r.Seq, Command: r.Command, Status: r.Status, StartedAt: r.StartedAt,
 			EndedAt: r.EndedAt, ExitCode: r.ExitCode, Output: r.Output, Truncated: r.Truncated}
 	}
 	return out
 }
 
 // FromMessages converts message runs back.
-func FromMessages(in []wf.SandboxInspectRun) []sandbox.Run {
+func FromMessages(in []inspect.Run) []sandbox.Run {
 	out := make([]sandbox.Run, len(in))
 	for i, x := range in {
 		out[i] = sandbox.Run{Seq: x.Seq, Command: x.Command, Status: x.Status, StartedAt: x.StartedAt, EndedAt: x.EndedAt,
@@ -78,18 +78,18 @@ func FromMessages(in []wf.SandboxInspectRun) []sandbox.Run {
 	return out
 }
 
-// ErrorType is the wire name of an inspection error (the workflow's
-// InspectErr* types), "" for errors without one.
+// ErrorType is the wire name of an inspection error (one of inspect's
+// Err* types), "" for errors without one.
 func ErrorType(err error) string {
 	switch {
 	case errors.Is(err, sandbox.ErrPathOutside):
-		return wf.InspectErrPathOutside
+		return inspect.ErrPathOutside
 	case errors.Is(err, sandbox.ErrNotFound):
-		return wf.InspectErrNotFound
+		return inspect.ErrNotFound
 	case errors.Is(err, sandbox.ErrTooLarge):
-		return wf.InspectErrTooLarge
+		return inspect.ErrTooLarge
 	case errors.Is(err, ErrBadRequest):
-		return wf.InspectErrBadRequest
+		return inspect.ErrBadRequest
 	}
 	return ""
 }
@@ -98,13 +98,13 @@ func ErrorType(err error) string {
 // for an unknown type).
 func FromType(typ, msg string) error {
 	switch typ {
-	case wf.InspectErrPathOutside:
+	case inspect.ErrPathOutside:
 		return fmt.Errorf("%w: %s", sandbox.ErrPathOutside, msg)
-	case wf.InspectErrNotFound:
+	case inspect.ErrNotFound:
 		return fmt.Errorf("%w: %s", sandbox.ErrNotFound, msg)
-	case wf.InspectErrTooLarge:
+	case inspect.ErrTooLarge:
 		return fmt.Errorf("%w: %s", sandbox.ErrTooLarge, msg)
-	case wf.InspectErrBadRequest:
+	case inspect.ErrBadRequest:
 		return fmt.Errorf("%w: %s", ErrBadRequest, msg)
 	}
 	return errors.New(msg)

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/sandbox"
-	wf "github.com/gatehouse/gatehouse/workflows/research"
+	"github.com/gatehouse/gatehouse/internal/sandbox/inspect"
 )
 
 // InspectPath is the agent's one HTTP route: POST a SandboxInspectRequest.
@@ -46,22 +46,22 @@ func Handler(l *sandbox.Local, uid, tokenSHA256 string) http.Handler {
 			writeError(w, http.StatusUnauthorized, wireError{Type: "unauthorized", Message: "a valid bearer token is required"})
 			return
 		}
-		var in wf.SandboxInspectRequest
+		var in inspect.Request
 		dec := json.NewDecoder(io.LimitReader(r.Body, maxRequest))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&in); err != nil {
-			writeError(w, http.StatusBadRequest, wireError{Type: wf.InspectErrBadRequest, Message: "body must be an inspection request: " + err.Error()})
+			writeError(w, http.StatusBadRequest, wireError{Type: inspect.ErrBadRequest, Message: "body must be an inspection request: " + err.Error()})
 			return
 		}
 		if in.UID != uid {
-			writeError(w, http.StatusNotFound, wireError{Type: wf.InspectErrNotFound, Message: "this agent serves sandbox " + uid})
+			writeError(w, http.StatusNotFound, wireError{Type: inspect.ErrNotFound, Message: "this agent serves sandbox " + uid})
 			return
 		}
 		out, err := Answer(r.Context(), l, in, nil)
 		if err != nil {
 			typ := ErrorType(err)
-			status := map[string]int{wf.InspectErrPathOutside: http.StatusForbidden, wf.InspectErrNotFound: http.StatusNotFound,
-				wf.InspectErrTooLarge: http.StatusRequestEntityTooLarge, wf.InspectErrBadRequest: http.StatusBadRequest}[typ]
+			status := map[string]int{inspect.ErrPathOutside: http.StatusForbidden, inspect.ErrNotFound: http.StatusNotFound,
+				inspect.ErrTooLarge: http.StatusRequestEntityTooLarge, inspect.ErrBadRequest: http.StatusBadRequest}[typ]
 			if status == 0 {
 				status = http.StatusInternalServerError
 			}
@@ -91,8 +91,8 @@ type Client struct {
 
 // Inspect sends one inspection; typed errors come back as the sandbox
 // package's errors (see FromType).
-func (c Client) Inspect(ctx context.Context, in wf.SandboxInspectRequest) (wf.SandboxInspectResult, error) {
-	var out wf.SandboxInspectResult
+func (c Client) Inspect(ctx context.Context, in inspect.Request) (inspect.Result, error) {
+	var out inspect.Result
 	body, err := json.Marshal(in)
 	if err != nil {
 		return out, err
@@ -113,7 +113,7 @@ func (c Client) Inspect(ctx context.Context, in wf.SandboxInspectRequest) (wf.Sa
 	if err != nil {
 		return out, fmt.Errorf("sandbox agent at %s: %w", c.URL, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read only: a close error loses nothing
 	if resp.StatusCode != http.StatusOK {
 		var e wireError
 		if json.NewDecoder(io.LimitReader(resp.Body, maxRequest)).Decode(&e) != nil || e.Message == "" {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/gatehouse/gatehouse/internal/sandbox"
-	wf "github.com/gatehouse/gatehouse/workflows/research"
+	"github.com/gatehouse/gatehouse/internal/sandbox/inspect"
 )
 
 // An agent configured with only the token's SHA-256 (all a Pod spec
@@ -18,7 +18,7 @@ func TestHandler_TheSpecsHashIsNoToken(t *testing.T) {
 	srv := httptest.NewServer(Handler(sandbox.LocalAt(t.TempDir()), "sbx_h1", TokenSHA256(token)))
 	defer srv.Close()
 	ctx := context.Background()
-	req := wf.SandboxInspectRequest{UID: "sbx_h1", Op: wf.InspectFiles, MaxFiles: 10}
+	req := inspect.Request{UID: "sbx_h1", Op: inspect.OpFiles, MaxFiles: 10}
 	if _, err := (Client{URL: srv.URL, Token: TokenSHA256(token)}).Inspect(ctx, req); err == nil {
 		t.Fatal("the hash from the Pod spec was accepted as the token")
 	}

@@ -1,4 +1,4 @@
-package research
+package researchclient
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+
+	wf "github.com/gatehouse/gatehouse/workflows/research"
 )
 
 // NotifySandboxActivity tells experiment experimentID's workflow (from a
@@ -16,8 +18,8 @@ func NotifySandboxActivity(ctx context.Context, c client.Client, experimentID, u
 	if c == nil || experimentID == "" {
 		return nil
 	}
-	err := c.SignalWorkflow(ctx, ExperimentWorkflowID(experimentID), "", SandboxActivitySignal,
-		SandboxActivity{SandboxUID: uid, Running: running})
+	err := c.SignalWorkflow(ctx, wf.ExperimentWorkflowID(experimentID), "", wf.SandboxActivitySignal,
+		wf.SandboxActivity{SandboxUID: uid, Running: running})
 	var gone *serviceerror.NotFound
 	if errors.As(err, &gone) {
 		return nil
