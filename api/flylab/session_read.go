@@ -54,7 +54,8 @@ func ReadSession(ctx context.Context, db *gorm.DB, q StateQuerier, sessionID str
 		return wf.SessionState{}, err
 	}
 	st, pending, err := storedState(ctx, db, read)
-	if err != nil || q == nil || !(read.AskWorkflow || read.Snapshot == nil || pending) {
+	askWorkflow := read.AskWorkflow || read.Snapshot == nil || pending
+	if err != nil || q == nil || !askWorkflow {
 		return st, err
 	}
 	live, err := querySession(ctx, q, sessionID)
