@@ -3,7 +3,12 @@
 # Gatehouse: one static binary, run as `gatehouse api`, `gatehouse worker`
 # or `gatehouse migrate`. Build: docker build -t gatehouse:local .
 
-FROM golang:1.26.8 AS build
+# Base images are pinned by digest (the multi-platform index), so a rebuild
+# of the same commit starts from the same bytes; the tag says which release
+# the digest is. To move to a newer build of a tag:
+#   crane digest golang:1.26.8
+#   crane digest gcr.io/distroless/static-debian12:nonroot
+FROM golang:1.26.8@sha256:9d2f36f06329b2a141b9db99ffa32765cf695ee57b813ca29e245e8670bcbfff AS build
 WORKDIR /src
 ENV CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
 
@@ -29,7 +34,7 @@ RUN --mount=type=cache,target=/go/pkg/mod \
 # named volume mounted there starts out writable (distroless has no shell).
 RUN mkdir -p /out/data
 
-FROM gcr.io/distroless/static-debian12:nonroot
+FROM gcr.io/distroless/static-debian12:nonroot@sha256:afa5c872c891853ca7fcf1f12c3edb23f7eeef36189728842dd51042ff57f7ab
 COPY --from=build /out/gatehouse /gatehouse
 COPY --from=build --chown=65532:65532 /out/data /var/lib/gatehouse
 # /metrics of `gatehouse api` is served on 9090 only, never on the public

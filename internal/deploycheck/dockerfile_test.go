@@ -29,6 +29,15 @@ func TestDockerfile_StaticNonRootBinary(t *testing.T) {
 	if len(stages) < 2 {
 		t.Fatalf("want a multi-stage build, got %d stage(s)", len(stages))
 	}
+	// Every base image is pinned by digest; the tag before it names it.
+	pinned := regexp.MustCompile(`^([^@\s]+)@sha256:[0-9a-f]{64}$`)
+	for i, st := range stages {
+		m := pinned.FindStringSubmatch(st[1])
+		if m == nil {
+			t.Fatalf("stage %d base %q is not pinned by digest (image:tag@sha256:…)", i, st[1])
+		}
+		stages[i][1] = m[1]
+	}
 	if want := "golang:" + string(goVersion[1]); stages[0][1] != want {
 		t.Errorf("builder stage %q, want %q (go.mod)", stages[0][1], want)
 	}
