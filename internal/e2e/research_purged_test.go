@@ -97,7 +97,7 @@ func TestResearchPurged_FinishedWorkReadsTheSameAfterTemporalPurgedItsWorkflows(
 		{"review.request reflection", tool(a, "review.request", map[string]any{"project_id": pid, "target_type": "reflection", "target_id": rid,
 			"role": "reflection_reviewer"})},
 		{"reflection.transition", tool(a, "reflection.transition", map[string]any{"project_id": pid, "reflection_id": rid, "transition": "abandon"})},
-		{"console experiments page", func() string { return console.experimentRow(exp) }},
+		{"console experiments page", func() string { return console.experimentRow(pid, exp) }},
 		{"REST reflection.get", func() string {
 			r := s.Do(t, http.MethodPost, "/v1/research/tools/reflection.get", s.OperatorToken, reflArgs)
 			return fmt.Sprintf("%d %s", r.Status, r.Body)
@@ -214,11 +214,12 @@ func (c *consoleClient) get(path string) string {
 	return string(b)
 }
 
-// experimentRow is the experiment's row on the console's experiments page.
-func (c *consoleClient) experimentRow(id string) string {
+// experimentRow is the experiment's row on the console's experiments page,
+// filtered to its project.
+func (c *consoleClient) experimentRow(project, id string) string {
 	c.t.Helper()
-	page := c.get("/console/sessions")
-	row := regexp.MustCompile(`<tr><th scope="row"><code>` + regexp.QuoteMeta(id) + `</code>.*?</tr>`).FindString(page)
+	page := c.get("/console/experiments?project=" + url.QueryEscape(project))
+	row := regexp.MustCompile(`<tr data-experiment="` + regexp.QuoteMeta(id) + `">.*?</tr>`).FindString(page)
 	if row == "" {
 		c.t.Fatalf("experiment %s not on the console's experiments page", id)
 	}
