@@ -88,7 +88,7 @@ func consoleHumanReviewRequest(t *testing.T, s *Stack) (projectID, expID, reques
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("plan upload: %d %s", resp.StatusCode, body)
 	}

@@ -94,7 +94,7 @@ func TestConsole_BrowserApprovesAPendingFlyLabExperiment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("approve without a session answered %d, want 403", resp.StatusCode)
 	}

@@ -111,7 +111,7 @@ func startAPIProcess(t *testing.T, env map[string]string, base string) *Process 
 		if err != nil {
 			return false
 		}
-		r.Body.Close()
+		_ = r.Body.Close()
 		return r.StatusCode == http.StatusOK
 	})
 	return p

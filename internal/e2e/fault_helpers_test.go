@@ -86,7 +86,7 @@ func postWith(url, token string, body any, timeout time.Duration, headers ...str
 	if err != nil {
 		return Response{}, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
 	return Response{Status: resp.StatusCode, Header: resp.Header, Body: b}, err
 }

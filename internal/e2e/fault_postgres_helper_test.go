@@ -72,7 +72,9 @@ func startPrivatePostgres(t *testing.T) *privatePostgres {
 	if _, err := f.WriteString(conf); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 	p.Start(t)
 	t.Cleanup(func() { _ = p.ctl("stop", "-m", "immediate") })
 	return p
@@ -144,6 +146,6 @@ func freePort(t *testing.T) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port
 }

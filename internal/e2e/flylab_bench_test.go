@@ -71,7 +71,7 @@ func benchFlyLabToolCall(b *testing.B, s *Stack) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer sess.Close()
+	defer func() { _ = sess.Close() }()
 	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "inspect_flylab_state", Arguments: map[string]any{}})
 	if err != nil {
 		b.Fatal(err)

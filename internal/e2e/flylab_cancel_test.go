@@ -171,7 +171,7 @@ func postTool(ctx context.Context, base, key, tool string, args any) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	_, err = io.ReadAll(resp.Body)
 	return err
 }
@@ -191,7 +191,7 @@ func mcpPost(t *testing.T, base, key string, msg any) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	raw, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode >= 300 {
 		t.Fatalf("MCP POST %s: %d %s", body, resp.StatusCode, raw)

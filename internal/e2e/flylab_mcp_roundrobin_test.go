@@ -36,7 +36,7 @@ func TestFlyLab_MCPBehindRoundRobinWithoutAffinity(t *testing.T) {
 		if err != nil {
 			return false
 		}
-		r.Body.Close()
+		_ = r.Body.Close()
 		return r.StatusCode == http.StatusOK
 	})
 	front, err := prodlike.NewFront([]string{s.APIURL, second})
@@ -56,7 +56,7 @@ func TestFlyLab_MCPBehindRoundRobinWithoutAffinity(t *testing.T) {
 	if err != nil {
 		t.Fatalf("connect through the round-robin front: %v", err)
 	}
-	defer session.Close()
+	defer func() { _ = session.Close() }()
 	tools, err := session.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatalf("tools/list: %v", err)

@@ -54,7 +54,7 @@ func runTypeScriptFlyLabClient(t *testing.T, s *Stack) tsFlyLabRun {
 	if err := os.WriteFile(script, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.Remove(script) })
+	t.Cleanup(func() { _ = os.Remove(script) })
 
 	cmd := exec.Command(node, script, s.APIURL+"/mcp/flylab", s.APIKey)
 	stdin, _ := cmd.StdinPipe()

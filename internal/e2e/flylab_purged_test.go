@@ -216,7 +216,7 @@ func purgedBytes(t *testing.T, s *Stack, hc *http.Client, path, token string) []
 	if err != nil {
 		t.Fatalf("GET %s: %v", path, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +238,7 @@ func purgedInspectMCP(t *testing.T, s *Stack, key string) any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sess.Close()
+	defer func() { _ = sess.Close() }()
 	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "inspect_flylab_state", Arguments: map[string]any{}})
 	if err != nil || res.IsError {
 		t.Fatalf("inspect over MCP: %v %+v", err, res)
@@ -268,7 +268,7 @@ func purgedConsole(t *testing.T, s *Stack) *http.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("console sign-in: %d", resp.StatusCode)
 	}

@@ -141,7 +141,12 @@ func profileHeartbeats(b *testing.B) func() {
 	if err := pprof.StartCPUProfile(f); err != nil {
 		b.Fatal(err)
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Error(err)
+		}
+	}
 }
 
 // heartbeatRound heartbeats every lease once from 32 concurrent clients and
@@ -204,7 +209,7 @@ func (q leaser) post(path, bearer, leaseToken string, body, out any) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("POST %s: %d", path, resp.StatusCode)
 	}

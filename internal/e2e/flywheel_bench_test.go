@@ -88,7 +88,7 @@ func claimAndHeartbeat(b *testing.B, n int) {
 				if err == nil {
 					var v map[string]any
 					_ = json.NewDecoder(resp.Body).Decode(&v)
-					resp.Body.Close()
+					_ = resp.Body.Close()
 				}
 				mu.Lock()
 				lat = append(lat, d)

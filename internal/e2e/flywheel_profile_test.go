@@ -35,7 +35,7 @@ func init() {
 		defer mu.Unlock()
 		if f != nil {
 			pprof.StopCPUProfile()
-			f.Close()
+			_ = f.Close()
 		}
 		var err error
 		f, err = os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d.%s.cpu", role, os.Getpid(), r.PathValue("phase"))))
@@ -51,7 +51,7 @@ func init() {
 		defer mu.Unlock()
 		if f != nil {
 			pprof.StopCPUProfile()
-			f.Close()
+			_ = f.Close()
 			f = nil
 		}
 	})
@@ -74,7 +74,7 @@ func profilePhase(b *testing.B, phase string) func() {
 			continue
 		}
 		if r, err := http.Post("http://"+string(raw)+"/start/"+phase, "", nil); err == nil {
-			r.Body.Close()
+			_ = r.Body.Close()
 			live = append(live, string(raw))
 		}
 	}
@@ -82,7 +82,7 @@ func profilePhase(b *testing.B, phase string) func() {
 	return func() {
 		for _, a := range live {
 			if r, err := http.Post("http://"+a+"/stop", "", nil); err == nil {
-				r.Body.Close()
+				_ = r.Body.Close()
 			}
 		}
 	}

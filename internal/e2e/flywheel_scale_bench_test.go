@@ -50,7 +50,7 @@ func benchScale(b *testing.B, leased, idle int) {
 		if err != nil {
 			return false
 		}
-		r.Body.Close()
+		_ = r.Body.Close()
 		return r.StatusCode == http.StatusOK
 	})
 	dev := *s.DevStack
@@ -102,7 +102,7 @@ func procMemory(pid int) (memory, error) {
 	if err != nil {
 		return memory{}, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var m memory
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {

@@ -97,7 +97,7 @@ func runResearchUnderscoreScript(t *testing.T, node, dir string, args ...string)
 	if err := os.WriteFile(script, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.Remove(script) })
+	t.Cleanup(func() { _ = os.Remove(script) })
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)

@@ -86,7 +86,7 @@ func recordExchange(req *http.Request, body any, resp Response) {
 	if err != nil {
 		return
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	_, _ = f.Write(append(line, '\n'))
 }
 

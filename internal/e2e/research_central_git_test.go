@@ -55,7 +55,9 @@ func (g *centralGit) commit(branch, msg string, parents ...string) string {
 	blob := g.repo.Storer.NewEncodedObject()
 	blob.SetType(plumbing.BlobObject)
 	w, _ := blob.Writer()
-	fmt.Fprintf(w, "%s (%d)\n", msg, g.n)
+	if _, err := fmt.Fprintf(w, "%s (%d)\n", msg, g.n); err != nil {
+		g.t.Fatal(err)
+	}
 	_ = w.Close()
 	bh, err := g.repo.Storer.SetEncodedObject(blob)
 	if err != nil {

@@ -193,7 +193,7 @@ func consoleHTTP(t *testing.T, s *Stack) *consoleClient {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("console sign-in: %d", resp.StatusCode)
 	}
@@ -206,7 +206,7 @@ func (c *consoleClient) get(path string) string {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		c.t.Fatalf("GET %s: %d %s %v", path, resp.StatusCode, truncate(b), err)

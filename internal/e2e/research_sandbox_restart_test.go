@@ -48,7 +48,7 @@ func TestSandbox_LocalSandboxSurvivesAWorkerRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer squatter.Close()
+	defer func() { _ = squatter.Close() }()
 	StartRoleProcess(t, "worker", s.WorkerEnv(dbURL))
 
 	var after map[string]any
@@ -70,7 +70,7 @@ func TestSandbox_LocalSandboxSurvivesAWorkerRestart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("dial the re-provisioned sandbox: %v", err)
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	sess, _ = c.NewSession()
 	if out, err := sess.CombinedOutput("cat kept.txt"); err != nil || strings.TrimSpace(string(out)) != "survived" {
 		t.Fatalf("file after restart: %q %v", out, err)

@@ -37,7 +37,7 @@ func TestSandbox_SplitAPIAndWorkerReadTheSandboxOnItsHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	big := 3<<20 + 12345 // over one inspection chunk, so the pull takes several
 	sess, _ := c.NewSession()
 	out, err := sess.CombinedOutput(fmt.Sprintf("echo hello > out.txt && head -c %d /dev/zero | tr '\\0' 'g' > big.bin && echo scratch > scratch.txt && echo written", big))

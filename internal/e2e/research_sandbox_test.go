@@ -117,7 +117,7 @@ func TestSandbox_LocalSandboxOverSSHRunsPullExtendReleaseThroughMCP(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer long.Close()
+	defer func() { _ = long.Close() }()
 	longSess, err := long.NewSession()
 	if err != nil {
 		t.Fatal(err)

@@ -70,7 +70,7 @@ func swapUpload(t *testing.T, s *Stack, sub map[string]any, winner []byte) model
 			first <- 0
 			return
 		}
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		first <- resp.StatusCode
 	}()
 	// A pipe write returns once the server read it: the first upload is
@@ -84,7 +84,7 @@ func swapUpload(t *testing.T, s *Stack, sub map[string]any, winner []byte) model
 	if _, err := feed.Write(evil[10:]); err != nil {
 		t.Fatal(err)
 	}
-	feed.Close()
+	_ = feed.Close()
 	if c := <-first; c == http.StatusOK {
 		t.Fatal("both uploads of one token were recorded")
 	}

@@ -58,7 +58,7 @@ func TestProductionRoles_MigrateThenAPIOnPostgres(t *testing.T) {
 		if err != nil {
 			return false
 		}
-		r.Body.Close()
+		_ = r.Body.Close()
 		return r.StatusCode == http.StatusOK
 	})
 	req, _ := http.NewRequest(http.MethodGet, base+"/operator/v1/keys", nil)
@@ -67,7 +67,7 @@ func TestProductionRoles_MigrateThenAPIOnPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("bootstrap operator token: %d\n%s", resp.StatusCode, api.Output())
 	}
@@ -79,7 +79,7 @@ func freeAddr(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().String()
 }
 

@@ -169,7 +169,7 @@ func copyExecutable(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	defer in.Close()
+	defer func() { _ = in.Close() }()
 	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
 	if err != nil {
 		return err
@@ -195,7 +195,7 @@ func sandboxShell(t *testing.T, view map[string]any, key ssh.Signer) func(string
 		if err != nil {
 			return "", err
 		}
-		defer sess.Close()
+		defer func() { _ = sess.Close() }()
 		out, err := sess.Output(command)
 		return string(out), err
 	}
@@ -222,7 +222,7 @@ func dataDirFiles(t *testing.T, dataDir string) map[string]string {
 		if err != nil {
 			return err
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }()
 		head := make([]byte, 64)
 		n, _ := f.Read(head)
 		if n > 0 {

@@ -67,7 +67,7 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 	if !opts.UI {
 		cfg.DevUIAddr = ""
 	}
-	var logs io.Writer = io.Discard
+	logs := io.Discard
 	if os.Getenv("GATEHOUSE_E2E_LOGS") != "" {
 		logs = os.Stderr
 	}
@@ -173,7 +173,7 @@ func (s *Stack) Do(t testing.TB, method, path, token string, body any, headers .
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
