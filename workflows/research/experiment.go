@@ -39,7 +39,8 @@ func Experiment(ctx workflow.Context, in ExperimentInput) (ExperimentState, erro
 
 // lifecycle is the experiment's part of the shared skeleton.
 func (w *experiment) lifecycle() *lifecycle[ExperimentState, TransitionResult] {
-	return &lifecycle[ExperimentState, TransitionResult]{
+	var l *lifecycle[ExperimentState, TransitionResult]
+	l = &lifecycle[ExperimentState, TransitionResult]{
 		kind: KindExperiment, projectID: w.state.ProjectID,
 		state: func() ExperimentState { return w.state }, dirty: &w.dirty,
 		reviews: func() map[string]ReviewState { return w.state.Reviews }, changed: w.changed,
@@ -51,9 +52,12 @@ func (w *experiment) lifecycle() *lifecycle[ExperimentState, TransitionResult] {
 		receive: func(ctx workflow.Context) error {
 			w.receiveVerified(ctx)
 			receive(ctx, SandboxActivitySignal, w.sandboxActivity)
-			return w.notices().register(ctx)
+			n := w.notices()
+			n.answered = l.answerMirrored
+			return n.register(ctx)
 		},
-		due: func() bool { return false }, work: func(workflow.Context) error { return nil },
+		revision: func() int { return w.state.Revision },
+		due:      func() bool { return false }, work: func(workflow.Context) error { return nil },
 		mirror: func(ctx, actx workflow.Context) error {
 			d := w.state.Decision()
 			if err := upsertGate(ctx, d); err != nil {
@@ -66,6 +70,7 @@ func (w *experiment) lifecycle() *lifecycle[ExperimentState, TransitionResult] {
 		terminal:      func() bool { return w.state.Status.Terminal() },
 		finalActivity: StoreExperimentFinalActivity,
 	}
+	return l
 }
 
 // receive applies every signal on name, in order, with apply.

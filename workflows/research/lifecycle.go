@@ -37,7 +37,11 @@ type lifecycle[S, R any] struct {
 	due  func() bool
 	work func(workflow.Context) error
 	// mirror upserts the gate and records the target in the database.
-	mirror   func(ctx, actx workflow.Context) error
+	mirror func(ctx, actx workflow.Context) error
+	// revision is the state's revision; mirrored, the revision the last
+	// mirror stored (answerMirrored).
+	revision func() int
+	mirrored int
 	terminal func() bool
 	// finalActivity stores the state the target ended with.
 	finalActivity string
@@ -48,7 +52,14 @@ func (l *lifecycle[S, R]) setup(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (S, error) { return l.state(), nil }); err != nil {
 		return err
 	}
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, TransitionUpdate, l.transition,
+	transition := func(ctx workflow.Context, req TransitionRequest) (R, error) {
+		r, err := l.transition(ctx, req)
+		if err == nil {
+			err = l.answerMirrored(ctx)
+		}
+		return r, err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, TransitionUpdate, transition,
 		workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, req TransitionRequest) error { return l.check(req) }}); err != nil {
 		return err
 	}
@@ -81,9 +92,11 @@ func (l *lifecycle[S, R]) run(ctx workflow.Context) error {
 		}
 		if *l.dirty {
 			*l.dirty = false
+			rev := l.revision()
 			if err := l.mirror(ctx, actx); err != nil {
 				return err
 			}
+			l.mirrored = max(l.mirrored, rev)
 		}
 		if l.terminal() && !*l.dirty {
 			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
@@ -92,6 +105,22 @@ func (l *lifecycle[S, R]) run(ctx workflow.Context) error {
 			return storeFinal(ctx, actx, l.finalActivity, l.state())
 		}
 	}
+}
+
+// answerMirroredVersion marks the change that answers a transition or a
+// notice only once the change is recorded in the database, so a caller
+// reads its own write from every list and database-backed read; histories
+// recorded before it answered at once.
+const answerMirroredVersion = "research-answer-after-mirror"
+
+// answerMirrored waits, in an update handler, until the run loop has
+// mirrored the state as it is now.
+func (l *lifecycle[S, R]) answerMirrored(ctx workflow.Context) error {
+	if workflow.GetVersion(ctx, answerMirroredVersion, workflow.DefaultVersion, 1) != 1 {
+		return nil
+	}
+	rev := l.revision()
+	return workflow.Await(ctx, func() bool { return l.mirrored >= rev })
 }
 
 // upsertGate sets the gate search attribute to d's gate.

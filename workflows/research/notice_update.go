@@ -46,6 +46,8 @@ type noticeTaker[S any] struct {
 	// apply applies a verified record once (a repeat changes nothing).
 	apply func(workflow.Context, string, DecisionRecord)
 	state func() S
+	// answered waits until the change is recorded (lifecycle.answerMirrored).
+	answered func(workflow.Context) error
 }
 
 // register sets the NoticeUpdate handler. Its validator refuses, before
@@ -56,6 +58,12 @@ func (n noticeTaker[S]) register(ctx workflow.Context) error {
 		func(ctx workflow.Context, in Notice) (S, error) {
 			if rec, ok := verifyDecision(ctx, n.query(in.Signal, in.RecordID), n.rejected); ok {
 				n.apply(ctx, in.Signal, rec)
+			}
+			if n.answered != nil {
+				if err := n.answered(ctx); err != nil {
+					var zero S
+					return zero, err
+				}
 			}
 			return n.state(), nil
 		},

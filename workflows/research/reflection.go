@@ -35,7 +35,8 @@ func Reflection(ctx workflow.Context, in ReflectionInput) (ReflectionState, erro
 // it runs the central advance when its gate opens and publishes once it
 // is bound.
 func (w *reflection) lifecycle() *lifecycle[ReflectionState, ReflectionTransitionResult] {
-	return &lifecycle[ReflectionState, ReflectionTransitionResult]{
+	var l *lifecycle[ReflectionState, ReflectionTransitionResult]
+	l = &lifecycle[ReflectionState, ReflectionTransitionResult]{
 		kind: KindReflection, projectID: w.state.ProjectID,
 		state: func() ReflectionState { return w.state }, dirty: &w.dirty,
 		reviews: func() map[string]ReviewState { return w.state.Reviews }, changed: w.changed,
@@ -44,8 +45,14 @@ func (w *reflection) lifecycle() *lifecycle[ReflectionState, ReflectionTransitio
 			return refusal(err)
 		},
 		transition: w.transition,
-		receive:    func(ctx workflow.Context) error { w.receiveVerified(ctx); return w.notices().register(ctx) },
-		due:        func() bool { return w.advanceDue() || w.publishDue() },
+		receive: func(ctx workflow.Context) error {
+			w.receiveVerified(ctx)
+			n := w.notices()
+			n.answered = l.answerMirrored
+			return n.register(ctx)
+		},
+		revision: func() int { return w.state.Revision },
+		due:      func() bool { return w.advanceDue() || w.publishDue() },
 		work: func(ctx workflow.Context) error {
 			if w.advanceDue() {
 				w.advance(ctx)
@@ -67,6 +74,7 @@ func (w *reflection) lifecycle() *lifecycle[ReflectionState, ReflectionTransitio
 		terminal:      func() bool { return w.state.Status.Terminal() },
 		finalActivity: StoreReflectionFinalActivity,
 	}
+	return l
 }
 
 // ReflectionTransitionResult answers TransitionUpdate on a wave.
