@@ -62,7 +62,7 @@ func claimOneStatement(db *gorm.DB, who Claimant, max int, lease time.Duration, 
 	args["secs"], args["claimer"], args["grant"], args["due"] = lease.Seconds(), who.CredentialID, NoticeGrant, now.Add(NoticeGrace)
 	args["lead"] = grantNoticeLead(lease).Seconds() // GrantNoticeDue in SQL
 	var rows []grantedRow
-	if err := db.Raw(strings.Replace(claimPostgres, "{{scope}}", scope, 1), args).Scan(&rows).Error; err != nil {
+	if err := db.Raw(strings.Replace(claimPostgres, "{{scope}}", scope, 1), args).Find(&rows).Error; err != nil {
 		return nil, err
 	}
 	grants := make([]Grant, 0, len(rows))

@@ -172,7 +172,7 @@ func heartbeatOneStatement(db *gorm.DB, h Holder, now time.Time) (Extension, err
 	}
 	err := db.Raw(heartbeatPostgres, map[string]any{
 		"now": now, "id": h.RolloutID, "key": Hash(h.APIKey), "token": Hash(h.LeaseToken), "leased": StatusLeased,
-	}).Scan(&rows).Error
+	}).Find(&rows).Error
 	if err != nil {
 		return Extension{}, err
 	}

@@ -98,7 +98,7 @@ func DueNotices(ctx context.Context, db *gorm.DB, now time.Time, retry time.Dura
 			WHERE n.rollout_id = d.rollout_id AND n.epoch = d.epoch AND n.kind = d.kind
 			RETURNING n.*, (SELECT r.lease_expires_at FROM flywheel_rollouts r
 				WHERE r.id = n.rollout_id AND r.lease_epoch = n.epoch AND r.status = @leased) AS current_expires_at`,
-			map[string]any{"next": next, "now": now, "limit": limit, "leased": StatusLeased}).Scan(&rows).Error
+			map[string]any{"next": next, "now": now, "limit": limit, "leased": StatusLeased}).Find(&rows).Error
 		out := make([]Notice, len(rows))
 		for i, r := range rows {
 			out[i] = r.current()

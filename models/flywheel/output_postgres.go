@@ -43,7 +43,7 @@ func acceptOutputOneStatement(db *gorm.DB, h Holder, o Output, now time.Time) (i
 		"exclusion_reason": o.ExclusionReason, "exclusion_detail": o.ExclusionDetail, "events": o.Events, "timing": o.Timing,
 		"agent_fingerprint": o.AgentFingerprint, "tool_call_landed": o.ToolCallLanded,
 		"output": NoticeOutput, "grant": NoticeGrant, "due": now.Add(NoticeGrace),
-	}).Scan(&epochs).Error
+	}).Find(&epochs).Error
 	if err != nil {
 		return 0, false, err
 	}
