@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -173,18 +174,24 @@ func storeOf(err error) string {
 // first mutation, and restarted from the stored snapshot by the first
 // mutation after it is gone (resume), so a read never writes.
 func (s *Service) ensureSession(ctx context.Context, p platform.Principal) (wf.SessionState, error) {
-	row, err := models.SessionOf(ctx, s.deps.DB, p.CredentialID)
+	// One round trip on the common path: the current session with its
+	// snapshot (session_read.go).
+	read, err := models.ReadCurrent(ctx, s.deps.DB, p.CredentialID, time.Now())
 	if errors.Is(err, models.ErrNotFound) {
-		row = models.Session{ID: firstSessionID(p.CredentialID), OwnerCredentialID: p.CredentialID, OwnerName: p.Name}
+		row := models.Session{ID: firstSessionID(p.CredentialID), OwnerCredentialID: p.CredentialID, OwnerName: p.Name}
 		if err := models.CreateOnce(ctx, s.deps.DB, &row); err != nil {
 			return wf.SessionState{}, err
 		}
-		row, err = models.SessionOf(ctx, s.deps.DB, p.CredentialID)
+		read, err = models.ReadCurrent(ctx, s.deps.DB, p.CredentialID, time.Now())
 	}
 	if err != nil {
 		return wf.SessionState{}, err
 	}
-	return s.state(ctx, row.ID)
+	var q StateQuerier
+	if s.deps.Temporal != nil {
+		q = s.deps.Temporal
+	}
+	return readSession(ctx, s.deps.DB, q, read)
 }
 
 // state reads a session: from its workflow while it exists, from the

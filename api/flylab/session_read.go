@@ -53,6 +53,12 @@ func ReadSession(ctx context.Context, db *gorm.DB, q StateQuerier, sessionID str
 	if err != nil {
 		return wf.SessionState{}, err
 	}
+	return readSession(ctx, db, q, read)
+}
+
+// readSession is ReadSession of a session already read from the database.
+func readSession(ctx context.Context, db *gorm.DB, q StateQuerier, read models.StoredRead) (wf.SessionState, error) {
+	sessionID := read.Session.ID
 	st, pending, err := storedState(ctx, db, read)
 	askWorkflow := read.AskWorkflow || read.Snapshot == nil || pending
 	if err != nil || q == nil || !askWorkflow {

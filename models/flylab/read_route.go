@@ -83,16 +83,28 @@ type StoredRead struct {
 // ReadStored loads a session and its snapshot in one round trip; it fails
 // with ErrNotFound for an unknown session.
 func ReadStored(ctx context.Context, db *gorm.DB, sessionID string, now time.Time) (StoredRead, error) {
+	return readStored(db.WithContext(ctx).Where("s.id = ?", sessionID), now)
+}
+
+// ReadCurrent is ReadStored of a credential's current page session (the
+// one it opened or resumed last, as SessionOf picks it), in one round
+// trip; it fails with ErrNotFound when the credential has none.
+func ReadCurrent(ctx context.Context, db *gorm.DB, credentialID string, now time.Time) (StoredRead, error) {
+	return readStored(db.WithContext(ctx).Where("s.owner_credential_id = ?", credentialID).
+		Order("COALESCE(s.selected_at, s.created_at) DESC").Order("s.id DESC"), now)
+}
+
+func readStored(q *gorm.DB, now time.Time) (StoredRead, error) {
 	var row struct {
 		Session
 		SnapRevision *int
 		SnapState    *string
 		SnapUpdated  *time.Time
 	}
-	err := db.WithContext(ctx).Table("flylab_sessions AS s").
+	err := q.Table("flylab_sessions AS s").
 		Select("s.*, snap.revision AS snap_revision, snap.state AS snap_state, snap.updated_at AS snap_updated").
 		Joins("LEFT JOIN flylab_session_snapshots AS snap ON snap.session_id = s.id").
-		Where("s.id = ?", sessionID).Take(&row).Error
+		Take(&row).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return StoredRead{}, ErrNotFound
 	}
