@@ -1,11 +1,8 @@
 package app
 
 import (
-	"fmt"
 	"net/http"
 	"path"
-
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/gatehouse/gatehouse/api/platform"
 )
@@ -20,14 +17,11 @@ func (s *services) startAPIMetrics() error {
 	if s.cfg.MetricsAddr == "" {
 		return nil
 	}
-	checks := platform.DependencyChecks(s.db, s.temporal, s.cfg.TemporalNamespace)
-	metrics := promhttp.HandlerFor(s.tel.Registry, promhttp.HandlerOpts{})
-	h, err := startHTTP(s.cfg.MetricsAddr, platform.HealthHandler(checks, metrics), s.log)
+	h, err := s.startProbes("api metrics", s.cfg.MetricsAddr, platform.DependencyChecks(s.db, s.temporal, s.cfg.TemporalNamespace))
 	if err != nil {
-		return fmt.Errorf("metrics: listen on %s: %w", s.cfg.MetricsAddr, err)
+		return err
 	}
 	s.metrics = h
-	s.log.Info("api metrics listening", "addr", h.Addr())
 	return nil
 }
 

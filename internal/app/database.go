@@ -20,16 +20,23 @@ func openDatabase(url string, pool config.DatabasePool, reg prometheus.Registere
 	if err != nil {
 		return nil, err
 	}
-	if err := db.Use(telemetry.GORMTracing()); err != nil {
-		return nil, err
-	}
+	return observed(db, "gatehouse", reg)
+}
+
+// observed traces db's statements and exports its pool's statistics on reg
+// as db_name=name; the pool is closed if that fails.
+func observed(db *gorm.DB, name string, reg prometheus.Registerer) (*gorm.DB, error) {
 	sqlDB, err := db.DB()
 	if err != nil {
 		return nil, err
 	}
-	if err := reg.Register(collectors.NewDBStatsCollector(sqlDB, "gatehouse")); err != nil {
-		_ = sqlDB.Close()
-		return nil, fmt.Errorf("database pool metrics: %w", err)
+	if err := db.Use(telemetry.GORMTracing()); err != nil {
+		_ = sqlDB.Close() // the plugin's error is the one to report
+		return nil, err
+	}
+	if err := reg.Register(collectors.NewDBStatsCollector(sqlDB, name)); err != nil {
+		_ = sqlDB.Close() // the registration's error is the one to report
+		return nil, fmt.Errorf("database pool metrics (%s): %w", name, err)
 	}
 	return db, nil
 }
@@ -48,16 +55,8 @@ func (s *services) openHeartbeatPool() error {
 	if err != nil || db == nil {
 		return err
 	}
-	if err := db.Use(telemetry.GORMTracing()); err != nil {
+	if db, err = observed(db, "gatehouse_heartbeats", s.tel.Registry); err != nil {
 		return err
-	}
-	beats, err := db.DB()
-	if err != nil {
-		return err
-	}
-	if err := s.tel.Registry.Register(collectors.NewDBStatsCollector(beats, "gatehouse_heartbeats")); err != nil {
-		_ = beats.Close()
-		return fmt.Errorf("heartbeat pool metrics: %w", err)
 	}
 	main, err := s.db.DB()
 	if err != nil {

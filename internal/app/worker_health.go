@@ -22,12 +22,23 @@ func (s *services) startWorkerHealth() error {
 	if err := s.tel.Registry.Register(platform.NewDependencyCollector(checks)); err != nil {
 		return fmt.Errorf("worker health: dependency gauge: %w", err)
 	}
-	metrics := promhttp.HandlerFor(s.tel.Registry, promhttp.HandlerOpts{})
-	h, err := startHTTP(s.cfg.WorkerHealthAddr, platform.HealthHandler(checks, metrics), s.log)
+	h, err := s.startProbes("worker health", s.cfg.WorkerHealthAddr, checks)
 	if err != nil {
-		return fmt.Errorf("worker health: listen on %s: %w", s.cfg.WorkerHealthAddr, err)
+		return err
 	}
 	s.http = h
-	s.log.Info("worker health listening", "addr", h.Addr())
 	return nil
+}
+
+// startProbes serves /healthz, /readyz (on checks) and /metrics on addr,
+// the listener of a role's probes and scrapes, named what in errors and
+// logs.
+func (s *services) startProbes(what, addr string, checks platform.Dependencies) (*httpServer, error) {
+	metrics := promhttp.HandlerFor(s.tel.Registry, promhttp.HandlerOpts{})
+	h, err := startHTTP(addr, platform.HealthHandler(checks, metrics), s.log)
+	if err != nil {
+		return nil, fmt.Errorf("%s: listen on %s: %w", what, addr, err)
+	}
+	s.log.Info(what+" listening", "addr", h.Addr())
+	return h, nil
 }
