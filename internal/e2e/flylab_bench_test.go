@@ -51,7 +51,9 @@ func (l latencies) report(b *testing.B) {
 // write), inspect_flylab_state a read (Query).
 //
 //	go test -run '^$' -bench FlyLab_ToolCall -benchtime 200x ./internal/e2e/
-func BenchmarkFlyLab_ToolCall(b *testing.B) { benchFlyLabToolCall(b, StartStack(b, StackOptions{})) }
+func BenchmarkFlyLab_ToolCall(b *testing.B) {
+	benchFlyLabToolCall(b, StartStack(b, StackOptions{}), newSelfCPUMeter())
+}
 
 // BenchmarkProductionTopology_FlyLabToolCall is BenchmarkFlyLab_ToolCall
 // through the round-robin front of the production topology (Temporal and
@@ -60,10 +62,11 @@ func BenchmarkFlyLab_ToolCall(b *testing.B) { benchFlyLabToolCall(b, StartStack(
 //
 //	go test -run '^$' -bench ProductionTopology_FlyLab -benchtime 200x ./internal/e2e/
 func BenchmarkProductionTopology_FlyLabToolCall(b *testing.B) {
-	benchFlyLabToolCall(b, startProdStack(b).Stack)
+	p := startProdStack(b)
+	benchFlyLabToolCall(b, p.Stack, newCPUMeter(p.Prod))
 }
 
-func benchFlyLabToolCall(b *testing.B, s *Stack) {
+func benchFlyLabToolCall(b *testing.B, s *Stack, cpu *cpuMeter) {
 	ctx := context.Background()
 	cl := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	sess, err := cl.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.APIURL + "/mcp/flylab",
@@ -84,6 +87,7 @@ func benchFlyLabToolCall(b *testing.B, s *Stack) {
 		// ratio compares like with like on a machine whose load changes.
 		var l, floor latencies
 		defer profilePhase(b, "find")()
+		cpu.begin("find")
 		for b.Loop() {
 			start := time.Now()
 			r, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "find_fly_circuits", Arguments: map[string]any{
@@ -99,6 +103,7 @@ func benchFlyLabToolCall(b *testing.B, s *Stack) {
 			}
 			floor = append(floor, time.Since(start))
 		}
+		cpu.report(b, len(l))
 		l.report(b)
 		if f := floor.p50(); f > 0 {
 			b.ReportMetric(float64(l.p50())/float64(f), "x-in-process")
@@ -107,6 +112,7 @@ func benchFlyLabToolCall(b *testing.B, s *Stack) {
 	b.Run("inspect_via_mcp", func(b *testing.B) {
 		var l latencies
 		defer profilePhase(b, "inspect")()
+		cpu.begin("inspect")
 		for b.Loop() {
 			start := time.Now()
 			if _, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "inspect_flylab_state", Arguments: map[string]any{}}); err != nil {
@@ -114,7 +120,19 @@ func benchFlyLabToolCall(b *testing.B, s *Stack) {
 			}
 			l = append(l, time.Since(start))
 		}
+		cpu.report(b, len(l))
 		l.report(b)
+	})
+	b.Run("idle_20ms", func(b *testing.B) {
+		// The stack's own background work (pollers, schedules) in the
+		// time of one call, to subtract from the figures above.
+		cpu.begin("idle")
+		n := 0
+		for b.Loop() {
+			time.Sleep(20 * time.Millisecond)
+			n++
+		}
+		cpu.report(b, n)
 	})
 	b.Run("search_in_process", func(b *testing.B) {
 		var l latencies

@@ -58,6 +58,8 @@ type Stack struct {
 	TemporalAddress, Namespace string
 	// Temporal is the Temporal server process.
 	Temporal *Proc
+	// TemporalPprof is the host:port of the Temporal server's pprof.
+	TemporalPprof string
 	// DatabaseURL is Gatehouse's PostgreSQL database.
 	DatabaseURL string
 	// OperatorToken is the bootstrap operator token the api replicas store.
@@ -138,7 +140,7 @@ func (s *Stack) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.Temporal, s.TemporalAddress = temporal.proc, temporal.address
+	s.Temporal, s.TemporalAddress, s.TemporalPprof = temporal.proc, temporal.address, temporal.pprof
 	if err := s.pg.create(ctx, s.databases[2]); err != nil {
 		return err
 	}

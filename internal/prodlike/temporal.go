@@ -25,6 +25,7 @@ import (
 type temporalServer struct {
 	proc    *Proc
 	address string
+	pprof   string
 }
 
 // Temporal's own schemas, embedded in its SQL tool.
@@ -73,7 +74,7 @@ func startTemporal(ctx context.Context, bins Binaries, pg postgres, dir, prefix,
 	if err != nil {
 		return nil, err
 	}
-	t := &temporalServer{proc: proc, address: loopback(tp.Frontend)}
+	t := &temporalServer{proc: proc, address: loopback(tp.Frontend), pprof: loopback(tp.Pprof)}
 	if err := t.prepareNamespace(ctx, namespace, shape.retention); err != nil {
 		proc.Kill()
 		return nil, fmt.Errorf("%w (server log: %s)", err, proc.Log)

@@ -13,13 +13,15 @@ type temporalPorts struct {
 	Matching, MatchingMembership               int
 	Worker, WorkerMembership                   int
 	Metrics                                    int
+	// Pprof serves the server's net/http/pprof, for profiling a benchmark.
+	Pprof int
 }
 
-const temporalPortCount = 10
+const temporalPortCount = 11
 
 func newTemporalPorts(p []int) temporalPorts {
 	return temporalPorts{Frontend: p[0], FrontendMembership: p[1], FrontendHTTP: p[2], History: p[3], HistoryMembership: p[4],
-		Matching: p[5], MatchingMembership: p[6], Worker: p[7], WorkerMembership: p[8], Metrics: p[9]}
+		Matching: p[5], MatchingMembership: p[6], Worker: p[7], WorkerMembership: p[8], Metrics: p[9], Pprof: p[10]}
 }
 
 // temporalConfig is what the server's YAML is rendered from.
@@ -75,6 +77,9 @@ global:
       framework: tally
       timerType: histogram
       listenAddress: "127.0.0.1:{{.Ports.Metrics}}"
+  pprof:
+    host: 127.0.0.1
+    port: {{.Ports.Pprof}}
 services:
   frontend:
     rpc: {grpcPort: {{.Ports.Frontend}}, membershipPort: {{.Ports.FrontendMembership}}, bindOnLocalHost: true, httpPort: {{.Ports.FrontendHTTP}}}

@@ -1,0 +1,136 @@
+package e2e
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse/gatehouse/internal/prodlike"
+)
+
+// cpuMeter adds up the CPU time (user + system, from /proc) that groups of
+// processes spend while a benchmark phase runs, so a latency figure comes
+// with where the machine's cores went: the Temporal server, the api
+// replicas, the workers, PostgreSQL and this process (client and front).
+type cpuMeter struct {
+	groups map[string]func() []int
+	start  map[string]float64
+	// pprof is the Temporal server's pprof address: with
+	// benchProfileDirEnv set, begin also takes its CPU profile.
+	pprof string
+}
+
+// newCPUMeter meters the production topology's processes and every
+// PostgreSQL backend on the machine (a quiet machine's are the stack's).
+func newCPUMeter(p *prodlike.Stack) *cpuMeter {
+	pids := func(procs []*prodlike.Proc) func() []int {
+		return func() []int {
+			var out []int
+			for _, pr := range procs {
+				out = append(out, pr.Pid())
+			}
+			return out
+		}
+	}
+	return &cpuMeter{pprof: p.TemporalPprof, groups: map[string]func() []int{
+		"temporal": pids([]*prodlike.Proc{p.Temporal}), "api": pids(p.APIs), "worker": pids(p.Workers),
+		"postgres": postgresPids, "bench": func() []int { return []int{os.Getpid()} },
+	}}
+}
+
+// begin records every group's CPU time so far; with benchProfileDirEnv
+// set it also profiles the Temporal server for temporalProfileSeconds
+// into <dir>/temporal.<phase>.cpu.
+func (m *cpuMeter) begin(phase string) {
+	if dir := os.Getenv(benchProfileDirEnv); dir != "" && m.pprof != "" {
+		go fetchProfile("http://"+m.pprof+"/debug/pprof/profile?seconds="+strconv.Itoa(temporalProfileSeconds),
+			filepath.Join(dir, "temporal."+phase+".cpu"))
+	}
+	m.start = map[string]float64{}
+	for name, pids := range m.groups {
+		m.start[name] = cpuSeconds(pids())
+	}
+}
+
+// report adds each group's CPU milliseconds per call since begin.
+func (m *cpuMeter) report(b *testing.B, calls int) {
+	if m == nil || calls == 0 {
+		return
+	}
+	total := 0.0
+	for name, pids := range m.groups {
+		ms := (cpuSeconds(pids()) - m.start[name]) * 1000 / float64(calls)
+		total += ms
+		b.ReportMetric(ms, "cpu-ms/op-"+name)
+	}
+	b.ReportMetric(total, "cpu-ms/op-total")
+}
+
+// cpuSeconds is the user + system time of the processes (a process that
+// exited since counts nothing, which is why phases are metered short).
+func cpuSeconds(pids []int) float64 {
+	total := 0.0
+	for _, pid := range pids {
+		raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+		if err != nil {
+			continue
+		}
+		// Fields after the command name (which may hold spaces) start
+		// at state; utime and stime are the 12th and 13th after it.
+		s := string(raw)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) < 13 {
+			continue
+		}
+		utime, _ := strconv.ParseFloat(fields[11], 64)
+		stime, _ := strconv.ParseFloat(fields[12], 64)
+		total += (utime + stime) / clockTicks
+	}
+	return total
+}
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat times on Linux.
+const clockTicks = 100
+
+// postgresPids lists the running PostgreSQL server processes.
+func postgresPids() []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		comm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		if err == nil && strings.TrimSpace(string(comm)) == "postgres" {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// newSelfCPUMeter meters this process alone: the dev stack runs in it.
+func newSelfCPUMeter() *cpuMeter {
+	return &cpuMeter{groups: map[string]func() []int{"bench": func() []int { return []int{os.Getpid()} }}}
+}
+
+// temporalProfileSeconds is how long the Temporal server is profiled per
+// phase (keep the phase at least this long).
+const temporalProfileSeconds = 8
+
+// fetchProfile saves the profile url serves into path.
+func fetchProfile(url, path string) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return
+	}
+	defer func() { _ = resp.Body.Close() }()
+	raw, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode == http.StatusOK {
+		_ = os.WriteFile(path, raw, 0o600)
+	}
+}
