@@ -5,6 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 )
 
@@ -40,7 +41,9 @@ func (w *experiment) lifecycle() *lifecycle[ExperimentState, gates.Status, Trans
 	s := &w.state
 	w.core = core[gates.Status]{status: &s.Status, attempt: &s.Attempt, revision: &s.Revision, history: &s.History,
 		revisionContext: &s.RevisionContext, artifacts: s.Artifacts, reviews: s.Reviews, pendingAt: reviewKind,
-		route: func(v ReviewVerdict) (gates.Route, error) { return gates.RouteVerdict(s.Status, v.Verdict, v.ReturnTo) },
+		route: func(v ReviewVerdict) (gateengine.Route[gates.Status], error) {
+			return gates.RouteVerdict(s.Status, v.Verdict, v.ReturnTo)
+		},
 		gate: signalGate{targetType: TargetExperiment, projectID: s.ProjectID, targetID: s.ExperimentID,
 			rejected: &s.RejectedSignals, reviews: &w.core, records: map[string]gatedRecord{
 				ArtifactLandedSignal: {apply: func(rec DecisionRecord) {

@@ -5,7 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/gatehouse/gatehouse/workflows/research/gates"
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
 
@@ -41,9 +41,9 @@ func (w *reflection) lifecycle() *lifecycle[ReflectionState, rg.Status, Reflecti
 		revisionContext: &s.RevisionContext, artifacts: s.Artifacts, reviews: s.Reviews,
 		pendingAt: func(st rg.Status) string { return rg.ReviewKinds[st].Kind },
 		opens:     func() bool { return s.Decision().ReviewEvidence != "" },
-		route: func(v ReviewVerdict) (rg.Route, error) {
+		route: func(v ReviewVerdict) (gateengine.Route[rg.Status], error) {
 			if s.Advance != nil {
-				return rg.Route{}, errAdvancing
+				return gateengine.Route[rg.Status]{}, errAdvancing
 			}
 			return rg.RouteVerdict(v.Kind, v.Verdict, v.ReturnTo)
 		},
@@ -107,11 +107,11 @@ var errAdvancing = errors.New("the central advance is under way")
 
 // ReflectionTransitionResult answers TransitionUpdate on a wave.
 type ReflectionTransitionResult struct {
-	Transition string         `json:"transition"`
-	From       rg.Status      `json:"from"`
-	Status     rg.Status      `json:"status"`
-	Attempt    int            `json:"attempt_index"`
-	Decision   gates.Decision `json:"workflow"`
+	Transition string              `json:"transition"`
+	From       rg.Status           `json:"from"`
+	Status     rg.Status           `json:"status"`
+	Attempt    int                 `json:"attempt_index"`
+	Decision   gateengine.Decision `json:"workflow"`
 }
 
 // transition applies an accepted move. publish waits for the runner's

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
@@ -18,7 +19,7 @@ func (w *reflection) advanceDue() bool {
 		return false
 	}
 	f := w.state.Facts()
-	return f[rg.EvProposal] == gates.Satisfied && f[rg.EvConsolidationReview] == gates.Satisfied
+	return f[rg.EvProposal] == gateengine.Satisfied && f[rg.EvConsolidationReview] == gateengine.Satisfied
 }
 
 // publishDue: the advance is bound and the wave is not yet published.

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/gatehouse/gatehouse/workflows/research/gates"
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
 
@@ -105,57 +105,57 @@ func (s *ReflectionState) NextLens() string {
 func (s *ReflectionState) ReviewKind() string { return rg.ReviewKinds[s.Status].Kind }
 
 // Facts derives the gate machine's evidence levels from the state.
-func (s *ReflectionState) Facts() gates.Facts {
-	f := gates.Facts{}
-	lv := gates.Satisfied
+func (s *ReflectionState) Facts() gateengine.Facts {
+	f := gateengine.Facts{}
+	lv := gateengine.Satisfied
 	for _, l := range s.Lenses {
 		a, ok := s.current(ArtifactKey(string(rg.EvLensDocs), l.ID))
 		switch {
 		case ok && !a.Valid:
-			lv = gates.Invalid
-		case !ok && lv == gates.Satisfied:
-			lv = gates.Missing
+			lv = gateengine.Invalid
+		case !ok && lv == gateengine.Satisfied:
+			lv = gateengine.Missing
 		}
 	}
 	f[rg.EvLensDocs] = lv
-	for _, ev := range []gates.Evidence{rg.EvProjectGraph, rg.EvReflectionDoc, rg.EvChangeSpec} {
+	for _, ev := range []gateengine.Evidence{rg.EvProjectGraph, rg.EvReflectionDoc, rg.EvChangeSpec} {
 		if a, ok := s.current(string(ev)); ok {
-			f[ev] = gates.Invalid
+			f[ev] = gateengine.Invalid
 			if a.Valid {
-				f[ev] = gates.Satisfied
+				f[ev] = gateengine.Satisfied
 			}
 		}
 	}
 	if s.Proposal != nil && s.Proposal.Revision == s.ProposalRevision {
-		f[rg.EvProposal] = gates.Satisfied
+		f[rg.EvProposal] = gateengine.Satisfied
 	}
 	if rk, ok := rg.ReviewKinds[s.Status]; ok {
 		switch r := s.Reviews[rk.Kind]; r.Status {
 		case ReviewStatusRequested:
-			f[rk.Evidence] = gates.Requested
+			f[rk.Evidence] = gateengine.Requested
 		case ReviewStatusStarted:
-			f[rk.Evidence] = gates.Started
+			f[rk.Evidence] = gateengine.Started
 		case ReviewStatusPassed:
 			if r.SnapshotToken == s.SnapshotToken() {
-				f[rk.Evidence] = gates.Satisfied
+				f[rk.Evidence] = gateengine.Satisfied
 			}
 		}
 	}
 	if a := s.Advance; a != nil {
 		switch a.Status {
 		case AdvanceIntended:
-			f[rg.EvCentralAdvance] = gates.Requested
+			f[rg.EvCentralAdvance] = gateengine.Requested
 		case AdvanceBound:
-			f[rg.EvCentralAdvance] = gates.Satisfied
+			f[rg.EvCentralAdvance] = gateengine.Satisfied
 		default:
-			f[rg.EvCentralAdvance] = gates.Invalid
+			f[rg.EvCentralAdvance] = gateengine.Invalid
 		}
 	}
 	return f
 }
 
 // Decision evaluates the current gate.
-func (s *ReflectionState) Decision() gates.Decision { return rg.Evaluate(s.Status, s.Facts()) }
+func (s *ReflectionState) Decision() gateengine.Decision { return rg.Evaluate(s.Status, s.Facts()) }
 
 // SnapshotToken fingerprints what a reviewer sees: status, attempt,
 // proposal revision, the current artifacts and the proposal.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 )
 
@@ -127,47 +128,47 @@ func (s *ExperimentState) SnapshotToken() string {
 }
 
 // Facts derives the gate machine's evidence levels from the state.
-func (s *ExperimentState) Facts() gates.Facts {
-	f := gates.Facts{}
+func (s *ExperimentState) Facts() gateengine.Facts {
+	f := gateengine.Facts{}
 	for role, a := range s.Artifacts {
 		if a.Attempt != s.Attempt {
 			continue
 		}
 		if a.Valid {
-			f[gates.Evidence(role)] = gates.Satisfied
+			f[gateengine.Evidence(role)] = gateengine.Satisfied
 		} else {
-			f[gates.Evidence(role)] = gates.Invalid
+			f[gateengine.Evidence(role)] = gateengine.Invalid
 		}
 	}
 	if len(s.Dependencies) > 0 {
-		lv := gates.Satisfied
+		lv := gateengine.Satisfied
 		for _, st := range s.Dependencies {
 			switch st {
 			case gates.Complete:
 			case gates.Failed, gates.Abandoned:
-				lv = gates.Invalid
+				lv = gateengine.Invalid
 			default:
-				if lv == gates.Satisfied {
-					lv = gates.Missing
+				if lv == gateengine.Satisfied {
+					lv = gateengine.Missing
 				}
 			}
 		}
 		f[gates.EvDependencies] = lv
 	}
 	if len(s.SandboxesRunning) > 0 {
-		f[gates.EvSandboxRunning] = gates.Satisfied
+		f[gates.EvSandboxRunning] = gateengine.Satisfied
 	}
 	if kind := reviewKind(s.Status); kind != "" {
 		ev := gates.ReviewEvidence[s.Status]
 		r := s.Reviews[kind]
 		switch r.Status {
 		case ReviewStatusRequested:
-			f[ev] = gates.Requested
+			f[ev] = gateengine.Requested
 		case ReviewStatusStarted:
-			f[ev] = gates.Started
+			f[ev] = gateengine.Started
 		case ReviewStatusPassed:
 			if r.SnapshotToken == s.SnapshotToken() {
-				f[ev] = gates.Satisfied
+				f[ev] = gateengine.Satisfied
 			}
 		}
 	}
@@ -175,4 +176,4 @@ func (s *ExperimentState) Facts() gates.Facts {
 }
 
 // Decision evaluates the current gate.
-func (s *ExperimentState) Decision() gates.Decision { return gates.Evaluate(s.Status, s.Facts()) }
+func (s *ExperimentState) Decision() gateengine.Decision { return gates.Evaluate(s.Status, s.Facts()) }
