@@ -1,6 +1,7 @@
 package research
 
 import (
+	"slices"
 	"time"
 
 	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
@@ -65,6 +66,6 @@ func moveRecord(name string, from, to gates.Status, attempt int, artifacts map[s
 			sealed = append(sealed, a.ArtifactID)
 		}
 	}
-	sortStrings(sealed)
+	slices.Sort(sealed)
 	return TransitionRecord{Transition: name, From: from, To: to, Attempt: attempt, Sealed: sealed, At: at}
 }

@@ -62,7 +62,7 @@ func (w *experiment) lifecycle() *lifecycle[ExperimentState, gates.Status, Trans
 				}},
 			}}}
 	return &lifecycle[ExperimentState, gates.Status, TransitionResult]{
-		kind: KindExperiment, projectID: s.ProjectID, state: func() ExperimentState { return w.state }, core: &w.core,
+		kind: KindExperiment, state: func() ExperimentState { return w.state }, core: &w.core,
 		check: func(req TransitionRequest) error {
 			_, err := gates.Check(s.Status, s.Facts(), req.Transition)
 			return refusal(err)
@@ -75,7 +75,7 @@ func (w *experiment) lifecycle() *lifecycle[ExperimentState, gates.Status, Trans
 			g.receiveReviews(ctx)
 			receiveGated(ctx, g, DependencySettledSignal, func(d DependencySettled) string { return d.ExperimentID },
 				func(_ workflow.Context, d DependencySettled) { w.dependencySettled(d) })
-			receive(ctx, SandboxActivitySignal, w.sandboxActivity)
+			receiveIn(ctx, SandboxActivitySignal, func(_ workflow.Context, a SandboxActivity) { w.sandboxActivity(a) })
 		},
 		due: func() bool { return false }, work: func(workflow.Context) error { return nil },
 		mirror: func(ctx, actx workflow.Context) error {
@@ -89,20 +89,6 @@ func (w *experiment) lifecycle() *lifecycle[ExperimentState, gates.Status, Trans
 		},
 		finalActivity: StoreExperimentFinalActivity,
 	}
-}
-
-// receive applies every signal on name, in order, with apply.
-func receive[T any](ctx workflow.Context, name string, apply func(T)) {
-	ch := workflow.GetSignalChannel(ctx, name)
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		for {
-			var v T
-			if !ch.Receive(ctx, &v) {
-				return
-			}
-			apply(v)
-		}
-	})
 }
 
 // transition applies an accepted move, sealing the current artifacts.

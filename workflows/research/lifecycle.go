@@ -22,9 +22,9 @@ const (
 // one loop that mirrors every change until the target ends. A domain fills
 // in its parts; the commands are the same as each domain's own loop had.
 type lifecycle[S any, St gateengine.Status, R any] struct {
-	kind, projectID string
-	state           func() S
-	core            *core[St]
+	kind  string
+	state func() S
+	core  *core[St]
 	// check refuses a transition its gate does not allow; transition runs it.
 	check      func(TransitionRequest) error
 	transition func(workflow.Context, TransitionRequest) (R, error)
@@ -62,7 +62,7 @@ func (l *lifecycle[S, St, R]) setup(ctx workflow.Context) error {
 	if err := l.registerNotices(ctx); err != nil {
 		return err
 	}
-	return workflow.UpsertTypedSearchAttributes(ctx, platform.KindKey.ValueSet(l.kind), platform.ProjectKey.ValueSet(l.projectID))
+	return workflow.UpsertTypedSearchAttributes(ctx, platform.KindKey.ValueSet(l.kind), platform.ProjectKey.ValueSet(l.core.gate.projectID))
 }
 
 // run mirrors every change into the database, runs the domain's due work

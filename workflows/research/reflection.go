@@ -2,6 +2,7 @@ package research
 
 import (
 	"errors"
+	"slices"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -65,7 +66,7 @@ func (w *reflection) lifecycle() *lifecycle[ReflectionState, rg.Status, Reflecti
 				}},
 			}}}
 	return &lifecycle[ReflectionState, rg.Status, ReflectionTransitionResult]{
-		kind: KindReflection, projectID: s.ProjectID, state: func() ReflectionState { return w.state }, core: &w.core,
+		kind: KindReflection, state: func() ReflectionState { return w.state }, core: &w.core,
 		check: func(req TransitionRequest) error {
 			_, err := rg.Check(s.Status, s.Facts(), req.Transition)
 			return refusal(err)
@@ -136,20 +137,11 @@ func (w *reflection) artifactLanded(a ReflectionArtifact) {
 	if w.state.Status.Terminal() || a.Attempt != w.state.Attempt {
 		return
 	}
-	if a.Role == string(rg.EvLensDocs) && !w.hasLens(a.LensID) {
+	if a.Role == string(rg.EvLensDocs) && !slices.ContainsFunc(w.state.Lenses, func(l rg.Lens) bool { return l.ID == a.LensID }) {
 		return
 	}
 	w.state.Artifacts[ArtifactKey(a.Role, a.LensID)] = a.ArtifactRef
 	w.changed()
-}
-
-func (w *reflection) hasLens(id string) bool {
-	for _, l := range w.state.Lenses {
-		if l.ID == id {
-			return true
-		}
-	}
-	return false
 }
 
 // newProposalRevision retires the current proposal: the next one is a new,

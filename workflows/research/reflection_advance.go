@@ -2,6 +2,7 @@ package research
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -94,7 +95,7 @@ func startFollowUp(ctx workflow.Context, projectID string, f FollowUpRef) error 
 	for d := range f.DependsOn {
 		deps = append(deps, d)
 	}
-	sortStrings(deps)
+	slices.Sort(deps)
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: ExperimentWorkflowID(f.ExperimentID),
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON})
 	child := workflow.ExecuteChildWorkflow(cctx, ExperimentWorkflowName, ExperimentInput{ProjectID: projectID,

@@ -1,9 +1,6 @@
 package research
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"sort"
 	"strconv"
 
 	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
@@ -120,26 +117,14 @@ func (s *ReflectionState) Facts() gateengine.Facts {
 	f[rg.EvLensDocs] = lv
 	for _, ev := range []gateengine.Evidence{rg.EvProjectGraph, rg.EvReflectionDoc, rg.EvChangeSpec} {
 		if a, ok := s.current(string(ev)); ok {
-			f[ev] = gateengine.Invalid
-			if a.Valid {
-				f[ev] = gateengine.Satisfied
-			}
+			f[ev] = artifactLevel(a)
 		}
 	}
 	if s.Proposal != nil && s.Proposal.Revision == s.ProposalRevision {
 		f[rg.EvProposal] = gateengine.Satisfied
 	}
 	if rk, ok := rg.ReviewKinds[s.Status]; ok {
-		switch r := s.Reviews[rk.Kind]; r.Status {
-		case ReviewStatusRequested:
-			f[rk.Evidence] = gateengine.Requested
-		case ReviewStatusStarted:
-			f[rk.Evidence] = gateengine.Started
-		case ReviewStatusPassed:
-			if r.SnapshotToken == s.SnapshotToken() {
-				f[rk.Evidence] = gateengine.Satisfied
-			}
-		}
+		reviewFact(f, rk.Evidence, s.Reviews[rk.Kind], s.SnapshotToken)
 	}
 	if a := s.Advance; a != nil {
 		switch a.Status {
@@ -160,22 +145,10 @@ func (s *ReflectionState) Decision() gateengine.Decision { return rg.Evaluate(s.
 // SnapshotToken fingerprints what a reviewer sees: status, attempt,
 // proposal revision, the current artifacts and the proposal.
 func (s *ReflectionState) SnapshotToken() string {
-	h := sha256.New()
-	h.Write([]byte(string(s.Status) + "|" + strconv.Itoa(s.Attempt) + "|" + strconv.Itoa(s.ProposalRevision)))
-	keys := make([]string, 0, len(s.Artifacts))
-	for k := range s.Artifacts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if a, ok := s.current(k); ok {
-			h.Write([]byte("|" + k + "=" + a.ArtifactID + ":" + a.SHA256))
-		}
-	}
+	tail := ""
 	if s.Proposal != nil {
-		h.Write([]byte("|proposal=" + s.Proposal.ProposalID))
+		tail = "|proposal=" + s.Proposal.ProposalID
 	}
-	return hex.EncodeToString(h.Sum(nil))[:32]
+	return fingerprint(string(s.Status)+"|"+strconv.Itoa(s.Attempt)+"|"+strconv.Itoa(s.ProposalRevision), s.Artifacts,
+		func(a ArtifactRef) bool { return a.Attempt == s.Attempt }, tail)
 }
-
-func sortStrings(s []string) { sort.Strings(s) }

@@ -1,9 +1,6 @@
 package research
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"sort"
 	"strconv"
 	"time"
 
@@ -113,18 +110,7 @@ func ReviewKindOf(s gates.Status) string { return reviewKind(s) }
 // SnapshotToken fingerprints what a reviewer sees: status, attempt and the
 // current artifacts. A review passes only on the snapshot it was requested for.
 func (s *ExperimentState) SnapshotToken() string {
-	h := sha256.New()
-	h.Write([]byte(string(s.Status) + "|" + strconv.Itoa(s.Attempt)))
-	roles := make([]string, 0, len(s.Artifacts))
-	for r := range s.Artifacts {
-		roles = append(roles, r)
-	}
-	sort.Strings(roles)
-	for _, r := range roles {
-		a := s.Artifacts[r]
-		h.Write([]byte("|" + r + "=" + a.ArtifactID + ":" + a.SHA256))
-	}
-	return hex.EncodeToString(h.Sum(nil))[:32]
+	return fingerprint(string(s.Status)+"|"+strconv.Itoa(s.Attempt), s.Artifacts, func(ArtifactRef) bool { return true }, "")
 }
 
 // Facts derives the gate machine's evidence levels from the state.
@@ -134,11 +120,7 @@ func (s *ExperimentState) Facts() gateengine.Facts {
 		if a.Attempt != s.Attempt {
 			continue
 		}
-		if a.Valid {
-			f[gateengine.Evidence(role)] = gateengine.Satisfied
-		} else {
-			f[gateengine.Evidence(role)] = gateengine.Invalid
-		}
+		f[gateengine.Evidence(role)] = artifactLevel(a)
 	}
 	if len(s.Dependencies) > 0 {
 		lv := gateengine.Satisfied
@@ -159,18 +141,7 @@ func (s *ExperimentState) Facts() gateengine.Facts {
 		f[gates.EvSandboxRunning] = gateengine.Satisfied
 	}
 	if kind := reviewKind(s.Status); kind != "" {
-		ev := gates.ReviewEvidence[s.Status]
-		r := s.Reviews[kind]
-		switch r.Status {
-		case ReviewStatusRequested:
-			f[ev] = gateengine.Requested
-		case ReviewStatusStarted:
-			f[ev] = gateengine.Started
-		case ReviewStatusPassed:
-			if r.SnapshotToken == s.SnapshotToken() {
-				f[ev] = gateengine.Satisfied
-			}
-		}
+		reviewFact(f, gates.ReviewEvidence[s.Status], s.Reviews[kind], s.SnapshotToken)
 	}
 	return f
 }
