@@ -78,14 +78,10 @@ func (w *experiment) lifecycle() *lifecycle[ExperimentState, gates.Status, Trans
 			receiveIn(ctx, SandboxActivitySignal, func(_ workflow.Context, a SandboxActivity) { w.sandboxActivity(a) })
 		},
 		due: func() bool { return false }, work: func(workflow.Context) error { return nil },
-		mirror: func(ctx, actx workflow.Context) error {
-			d := s.Decision()
-			if err := upsertGate(ctx, d); err != nil {
-				return err
-			}
-			rec := ExperimentRecord{ProjectID: s.ProjectID, ExperimentID: s.ExperimentID, Status: s.Status,
+		decision: s.Decision, recordActivity: RecordExperimentActivity,
+		record: func(d gateengine.Decision) any {
+			return ExperimentRecord{ProjectID: s.ProjectID, ExperimentID: s.ExperimentID, Status: s.Status,
 				Gate: d.Gate, NextAction: d.NextAction, Attempt: s.Attempt, Revision: s.Revision, Conclusion: s.Conclusion}
-			return workflow.ExecuteActivity(actx, RecordExperimentActivity, rec).Get(ctx, nil)
 		},
 		finalActivity: StoreExperimentFinalActivity,
 	}

@@ -34,8 +34,11 @@ type lifecycle[S any, St gateengine.Status, R any] struct {
 	// publish), which work runs.
 	due  func() bool
 	work func(workflow.Context) error
-	// mirror upserts the gate and records the target in the database.
-	mirror func(ctx, actx workflow.Context) error
+	// decision is the target's gate; record, given it, is what
+	// recordActivity mirrors into the database.
+	decision       func() gateengine.Decision
+	record         func(gateengine.Decision) any
+	recordActivity string
 	// mirrored is the revision the last mirror stored (answerMirrored).
 	mirrored int
 	// finalActivity stores the state the target ended with.
@@ -120,9 +123,14 @@ func (l *lifecycle[S, St, R]) answerMirrored(ctx workflow.Context) error {
 	return workflow.Await(ctx, func() bool { return l.mirrored >= rev })
 }
 
-// upsertGate sets the gate search attribute to d's gate.
-func upsertGate(ctx workflow.Context, d gateengine.Decision) error {
-	return workflow.UpsertTypedSearchAttributes(ctx, platform.GateKey.ValueSet(d.Gate))
+// mirror sets the gate search attribute and records the target in the
+// database.
+func (l *lifecycle[S, St, R]) mirror(ctx, actx workflow.Context) error {
+	d := l.decision()
+	if err := workflow.UpsertTypedSearchAttributes(ctx, platform.GateKey.ValueSet(d.Gate)); err != nil {
+		return err
+	}
+	return workflow.ExecuteActivity(actx, l.recordActivity, l.record(d)).Get(ctx, nil)
 }
 
 // refusal turns a gate check's error into the validator's typed refusal

@@ -90,14 +90,10 @@ func (w *reflection) lifecycle() *lifecycle[ReflectionState, rg.Status, Reflecti
 			}
 			return nil
 		},
-		mirror: func(ctx, actx workflow.Context) error {
-			d := s.Decision()
-			if err := upsertGate(ctx, d); err != nil {
-				return err
-			}
-			rec := ReflectionRecord{ReflectionID: s.ReflectionID, Status: string(s.Status), Gate: d.Gate,
+		decision: s.Decision, recordActivity: RecordReflectionActivity,
+		record: func(d gateengine.Decision) any {
+			return ReflectionRecord{ReflectionID: s.ReflectionID, Status: string(s.Status), Gate: d.Gate,
 				NextAction: d.NextAction, Attempt: s.Attempt, Revision: s.Revision, Terminal: s.Status.Terminal()}
-			return workflow.ExecuteActivity(actx, RecordReflectionActivity, rec).Get(ctx, nil)
 		},
 		finalActivity: StoreReflectionFinalActivity,
 	}
