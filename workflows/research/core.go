@@ -43,6 +43,16 @@ func (c *core[S]) changed() {
 // pending is the review kind pending now ("" if none).
 func (c *core[S]) pending() string { return c.pendingAt(*c.status) }
 
+// landed stores an artifact of the current attempt at key; once the
+// target is terminal, nothing lands.
+func (c *core[S]) landed(key string, a ArtifactRef) {
+	if (*c.status).Terminal() || a.Attempt != *c.attempt {
+		return
+	}
+	c.artifacts[key] = a
+	c.changed()
+}
+
 // move changes status, records the sealed artifacts and resets the review
 // of a review status being entered.
 func (c *core[S]) move(now time.Time, name string, to S, newAttempt bool) {

@@ -48,7 +48,7 @@ func (w *experiment) lifecycle() *lifecycle[ExperimentState, gates.Status, Trans
 			rejected: &s.RejectedSignals, reviews: &w.core, records: map[string]gatedRecord{
 				ArtifactLandedSignal: {apply: func(rec DecisionRecord) {
 					if rec.Artifact != nil {
-						w.artifactLanded(rec.Artifact.ArtifactRef)
+						w.landed(rec.Artifact.Role, rec.Artifact.ArtifactRef)
 					}
 				}, applied: func(rec DecisionRecord) bool {
 					return rec.Artifact != nil && s.Artifacts[rec.Artifact.Role].ArtifactID == rec.Artifact.ArtifactID
@@ -71,7 +71,7 @@ func (w *experiment) lifecycle() *lifecycle[ExperimentState, gates.Status, Trans
 		receive: func(ctx workflow.Context) {
 			g := &w.gate
 			receiveGated(ctx, g, ArtifactLandedSignal, func(a ArtifactRef) string { return a.ArtifactID },
-				func(_ workflow.Context, a ArtifactRef) { w.artifactLanded(a) })
+				func(_ workflow.Context, a ArtifactRef) { w.landed(a.Role, a) })
 			g.receiveReviews(ctx)
 			receiveGated(ctx, g, DependencySettledSignal, func(d DependencySettled) string { return d.ExperimentID },
 				func(_ workflow.Context, d DependencySettled) { w.dependencySettled(d) })
@@ -102,14 +102,6 @@ func (w *experiment) transition(ctx workflow.Context, req TransitionRequest) (Tr
 	}
 	w.move(workflow.Now(ctx), m.Name, m.To, m.NewAttempt)
 	return TransitionResult{Transition: m.Name, From: from, Status: w.state.Status, Attempt: w.state.Attempt, Decision: w.state.Decision()}, nil
-}
-
-func (w *experiment) artifactLanded(a ArtifactRef) {
-	if w.state.Status.Terminal() || a.Attempt != w.state.Attempt {
-		return
-	}
-	w.state.Artifacts[a.Role] = a
-	w.changed()
 }
 
 func (w *experiment) dependencySettled(d DependencySettled) {

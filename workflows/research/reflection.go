@@ -129,15 +129,11 @@ func (w *reflection) transition(ctx workflow.Context, req TransitionRequest) (Re
 	return ReflectionTransitionResult{Transition: m.Name, From: from, Status: w.state.Status, Attempt: w.state.Attempt, Decision: w.state.Decision()}, nil
 }
 
+// artifactLanded stores a landed artifact; a lens doc only of a roster lens.
 func (w *reflection) artifactLanded(a ReflectionArtifact) {
-	if w.state.Status.Terminal() || a.Attempt != w.state.Attempt {
-		return
+	if a.Role != string(rg.EvLensDocs) || slices.ContainsFunc(w.state.Lenses, func(l rg.Lens) bool { return l.ID == a.LensID }) {
+		w.landed(ArtifactKey(a.Role, a.LensID), a.ArtifactRef)
 	}
-	if a.Role == string(rg.EvLensDocs) && !slices.ContainsFunc(w.state.Lenses, func(l rg.Lens) bool { return l.ID == a.LensID }) {
-		return
-	}
-	w.state.Artifacts[ArtifactKey(a.Role, a.LensID)] = a.ArtifactRef
-	w.changed()
 }
 
 // newProposalRevision retires the current proposal: the next one is a new,
