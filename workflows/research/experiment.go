@@ -40,7 +40,7 @@ func Experiment(ctx workflow.Context, in ExperimentInput) (ExperimentState, erro
 func (w *experiment) lifecycle() *lifecycle[ExperimentState, gates.Status, TransitionResult] {
 	s := &w.state
 	w.core = core[gates.Status]{status: &s.Status, attempt: &s.Attempt, revision: &s.Revision, history: &s.History,
-		revisionContext: &s.RevisionContext, artifacts: s.Artifacts, reviews: s.Reviews, pendingAt: reviewKind,
+		revisionContext: &s.RevisionContext, artifacts: s.Artifacts, reviews: s.Reviews, pendingAt: ReviewKindOf,
 		route: func(v ReviewVerdict) (gateengine.Route[gates.Status], error) {
 			return gates.RouteVerdict(s.Status, v.Verdict, v.ReturnTo)
 		},

@@ -93,8 +93,9 @@ type ExperimentState struct {
 	RejectedSignals []RejectedSignal `json:"rejected_signals,omitempty"`
 }
 
-// reviewKind maps review statuses to the key of Reviews.
-func reviewKind(s gates.Status) string {
+// ReviewKindOf returns the review kind pending at a status ("" if none),
+// the key of Reviews.
+func ReviewKindOf(s gates.Status) string {
 	switch s {
 	case gates.DesignReview:
 		return "design"
@@ -103,9 +104,6 @@ func reviewKind(s gates.Status) string {
 	}
 	return ""
 }
-
-// ReviewKindOf returns the review kind pending at a status ("" if none).
-func ReviewKindOf(s gates.Status) string { return reviewKind(s) }
 
 // SnapshotToken fingerprints what a reviewer sees: status, attempt and the
 // current artifacts. A review passes only on the snapshot it was requested for.
@@ -140,7 +138,7 @@ func (s *ExperimentState) Facts() gateengine.Facts {
 	if len(s.SandboxesRunning) > 0 {
 		f[gates.EvSandboxRunning] = gateengine.Satisfied
 	}
-	if kind := reviewKind(s.Status); kind != "" {
+	if kind := ReviewKindOf(s.Status); kind != "" {
 		reviewFact(f, gates.ReviewEvidence[s.Status], s.Reviews[kind], s.SnapshotToken)
 	}
 	return f
