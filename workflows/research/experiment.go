@@ -1,19 +1,18 @@
 package research
 
 import (
-	"fmt"
 	"slices"
-	"time"
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 )
 
-// experiment is the workflow's state and its dirty flag.
+// experiment is the workflow's state and its share of the skeleton.
 type experiment struct {
 	state ExperimentState
-	dirty bool
+	core[gates.Status]
 }
 
 // Experiment runs one research experiment from planned to a terminal status.
@@ -38,53 +37,54 @@ func Experiment(ctx workflow.Context, in ExperimentInput) (ExperimentState, erro
 }
 
 // lifecycle is the experiment's part of the shared skeleton.
-func (w *experiment) lifecycle() *lifecycle[ExperimentState, TransitionResult] {
-	var l *lifecycle[ExperimentState, TransitionResult]
-	l = &lifecycle[ExperimentState, TransitionResult]{
-		kind: KindExperiment, projectID: w.state.ProjectID,
-		state: func() ExperimentState { return w.state }, dirty: &w.dirty,
-		reviews: func() map[string]ReviewState { return w.state.Reviews }, changed: w.changed,
+func (w *experiment) lifecycle() *lifecycle[ExperimentState, gates.Status, TransitionResult] {
+	s := &w.state
+	w.core = core[gates.Status]{status: &s.Status, attempt: &s.Attempt, revision: &s.Revision, history: &s.History,
+		revisionContext: &s.RevisionContext, artifacts: s.Artifacts, reviews: s.Reviews, pendingAt: ReviewKindOf,
+		route: func(v ReviewVerdict) (gateengine.Route[gates.Status], error) {
+			return gates.RouteVerdict(s.Status, v.Verdict, v.ReturnTo)
+		},
+		gate: signalGate{targetType: TargetExperiment, projectID: s.ProjectID, targetID: s.ExperimentID,
+			rejected: &s.RejectedSignals, reviews: &w.core, records: map[string]gatedRecord{
+				ArtifactLandedSignal: {apply: func(rec DecisionRecord) {
+					if rec.Artifact != nil {
+						w.landed(rec.Artifact.Role, rec.Artifact.ArtifactRef)
+					}
+				}, applied: func(rec DecisionRecord) bool {
+					return rec.Artifact != nil && s.Artifacts[rec.Artifact.Role].ArtifactID == rec.Artifact.ArtifactID
+				}},
+				DependencySettledSignal: {apply: func(rec DecisionRecord) {
+					if rec.Dependency != nil {
+						w.dependencySettled(*rec.Dependency)
+					}
+				}, applied: func(rec DecisionRecord) bool {
+					return rec.Dependency != nil && s.Dependencies[rec.Dependency.ExperimentID] == rec.Dependency.Status
+				}},
+			}}}
+	return &lifecycle[ExperimentState, gates.Status, TransitionResult]{
+		kind: KindExperiment, state: func() ExperimentState { return w.state }, core: &w.core,
 		check: func(req TransitionRequest) error {
-			_, err := gates.Check(w.state.Status, w.state.Facts(), req.Transition)
+			_, err := gates.Check(s.Status, s.Facts(), req.Transition)
 			return refusal(err)
 		},
 		transition: w.transition,
-		receive: func(ctx workflow.Context) error {
-			w.receiveVerified(ctx)
-			receive(ctx, SandboxActivitySignal, w.sandboxActivity)
-			n := w.notices()
-			n.answered = l.answerMirrored
-			return n.register(ctx)
+		receive: func(ctx workflow.Context) {
+			g := &w.gate
+			receiveGated(ctx, g, ArtifactLandedSignal, func(a ArtifactRef) string { return a.ArtifactID },
+				func(_ workflow.Context, a ArtifactRef) { w.landed(a.Role, a) })
+			g.receiveReviews(ctx)
+			receiveGated(ctx, g, DependencySettledSignal, func(d DependencySettled) string { return d.ExperimentID },
+				func(_ workflow.Context, d DependencySettled) { w.dependencySettled(d) })
+			receiveIn(ctx, SandboxActivitySignal, func(_ workflow.Context, a SandboxActivity) { w.sandboxActivity(a) })
 		},
-		revision: func() int { return w.state.Revision },
-		due:      func() bool { return false }, work: func(workflow.Context) error { return nil },
-		mirror: func(ctx, actx workflow.Context) error {
-			d := w.state.Decision()
-			if err := upsertGate(ctx, d); err != nil {
-				return err
-			}
-			rec := ExperimentRecord{ProjectID: w.state.ProjectID, ExperimentID: w.state.ExperimentID, Status: w.state.Status,
-				Gate: d.Gate, NextAction: d.NextAction, Attempt: w.state.Attempt, Revision: w.state.Revision, Conclusion: w.state.Conclusion}
-			return workflow.ExecuteActivity(actx, RecordExperimentActivity, rec).Get(ctx, nil)
+		due: func() bool { return false }, work: func(workflow.Context) error { return nil },
+		decision: s.Decision, recordActivity: RecordExperimentActivity,
+		record: func(d gateengine.Decision) any {
+			return ExperimentRecord{ProjectID: s.ProjectID, ExperimentID: s.ExperimentID, Status: s.Status,
+				Gate: d.Gate, NextAction: d.NextAction, Attempt: s.Attempt, Revision: s.Revision, Conclusion: s.Conclusion}
 		},
-		terminal:      func() bool { return w.state.Status.Terminal() },
 		finalActivity: StoreExperimentFinalActivity,
 	}
-	return l
-}
-
-// receive applies every signal on name, in order, with apply.
-func receive[T any](ctx workflow.Context, name string, apply func(T)) {
-	ch := workflow.GetSignalChannel(ctx, name)
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		for {
-			var v T
-			if !ch.Receive(ctx, &v) {
-				return
-			}
-			apply(v)
-		}
-	})
 }
 
 // transition applies an accepted move, sealing the current artifacts.
@@ -100,88 +100,8 @@ func (w *experiment) transition(ctx workflow.Context, req TransitionRequest) (Tr
 	case gates.TComplete:
 		w.state.Conclusion = evidenceString(req.Evidence, "conclusion")
 	}
-	w.move(ctx, m.Name, m.To, m.NewAttempt)
+	w.move(workflow.Now(ctx), m.Name, m.To, m.NewAttempt)
 	return TransitionResult{Transition: m.Name, From: from, Status: w.state.Status, Attempt: w.state.Attempt, Decision: w.state.Decision()}, nil
-}
-
-// move changes status, records the sealed artifacts and resets the review
-// of a review status being entered.
-func (w *experiment) move(ctx workflow.Context, name string, to gates.Status, newAttempt bool) {
-	w.state.History = append(w.state.History, moveRecord(name, w.state.Status, to, w.state.Attempt, w.state.Artifacts, workflow.Now(ctx)))
-	if newAttempt {
-		w.state.Attempt++
-	}
-	w.state.Status = to
-	if kind := reviewKind(to); kind != "" {
-		w.state.Reviews[kind] = ReviewState{Status: ReviewStatusNone}
-	}
-	w.changed()
-}
-
-func (w *experiment) changed() {
-	w.state.Revision++
-	w.dirty = true
-}
-
-func (w *experiment) artifactLanded(a ArtifactRef) {
-	if w.state.Status.Terminal() || a.Attempt != w.state.Attempt {
-		return
-	}
-	w.state.Artifacts[a.Role] = a
-	w.changed()
-}
-
-func (w *experiment) reviewRequested(r ReviewRequested) {
-	if reviewKind(w.state.Status) != r.Kind {
-		return
-	}
-	w.state.Reviews[r.Kind] = ReviewState{Status: ReviewStatusRequested, RequestID: r.RequestID, Role: r.Role,
-		ExpiresAt: r.ExpiresAt, SnapshotToken: r.SnapshotToken}
-	w.changed()
-}
-
-func (w *experiment) reviewStarted(r ReviewStarted) {
-	cur := w.state.Reviews[r.Kind]
-	if reviewKind(w.state.Status) != r.Kind || cur.RequestID != r.RequestID || cur.Status != ReviewStatusRequested {
-		return
-	}
-	cur.Status = ReviewStatusStarted
-	w.state.Reviews[r.Kind] = cur
-	w.changed()
-}
-
-// reviewVerdict applies a verdict of the current request; the API checked
-// it with gates.RouteVerdict before signalling, so a misfit is ignored.
-func (w *experiment) reviewVerdict(now time.Time, v ReviewVerdict) {
-	cur := w.state.Reviews[v.Kind]
-	if reviewKind(w.state.Status) != v.Kind || cur.RequestID != v.RequestID {
-		return
-	}
-	route, err := gates.RouteVerdict(w.state.Status, v.Verdict, v.ReturnTo)
-	if err != nil {
-		return
-	}
-	if !route.Moves {
-		cur.Status = ReviewStatusPassed
-		w.state.Reviews[v.Kind] = cur
-		w.changed()
-		return
-	}
-	w.state.RevisionContext = &RevisionContext{From: w.state.Status, Verdict: v.Verdict, ReturnTo: string(route.To),
-		Synopsis: v.Synopsis, Notes: v.Notes, RequestID: v.RequestID,
-		Findings: v.Findings, Evidence: v.Evidence}
-	w.state.Reviews[v.Kind] = ReviewState{Status: ReviewStatusNone}
-	w.moveByVerdict(now, v, route)
-}
-
-func (w *experiment) moveByVerdict(now time.Time, v ReviewVerdict, route gates.Route) {
-	w.state.History = append(w.state.History, TransitionRecord{Transition: fmt.Sprintf("review_%s", v.Verdict),
-		From: w.state.Status, To: route.To, Attempt: w.state.Attempt, At: now})
-	if route.NewAttempt {
-		w.state.Attempt++
-	}
-	w.state.Status = route.To
-	w.changed()
 }
 
 func (w *experiment) dependencySettled(d DependencySettled) {

@@ -3,6 +3,7 @@ package research
 import (
 	"testing"
 
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 )
 
@@ -18,7 +19,7 @@ func TestExperiment_PassPathEndsComplete(t *testing.T) {
 	h := newHarness(t)
 	h.expect(gates.Planned, gate("plan_required"), 0).
 		planToRunning().results().
-		review(gates.VerdictPass, "").expect(gates.ExperimentReview, gate("experiment_review_passed"), 0).
+		review(gateengine.VerdictPass, "").expect(gates.ExperimentReview, gate("experiment_review_passed"), 0).
 		transition(gates.TComplete, map[string]any{"conclusion": "it held"})
 	// 4 artifacts + 2×3 review signals + 5 transitions = 15 revisions.
 	h.expectFinalRecord(final(gates.Complete, 0, 15, "it held"))
@@ -39,7 +40,7 @@ func TestExperiment_PassPathEndsComplete(t *testing.T) {
 
 func TestExperiment_DesignReviewRejectionsReturnToPlanned(t *testing.T) {
 	for _, c := range []struct{ verdict, returnTo string }{
-		{gates.VerdictNeedsChanges, "planned"}, {gates.VerdictNeedsChanges, ""}, {gates.VerdictFail, "planned"},
+		{gateengine.VerdictNeedsChanges, "planned"}, {gateengine.VerdictNeedsChanges, ""}, {gateengine.VerdictFail, "planned"},
 	} {
 		t.Run(c.verdict+"/"+c.returnTo, func(t *testing.T) {
 			h := newHarness(t)
@@ -63,14 +64,14 @@ func TestExperiment_DesignReviewRejectionsReturnToPlanned(t *testing.T) {
 }
 
 func TestExperiment_ExperimentReviewReturnToPlannedStartsANewAttempt(t *testing.T) {
-	for _, verdict := range []string{gates.VerdictNeedsChanges, gates.VerdictFail} {
+	for _, verdict := range []string{gateengine.VerdictNeedsChanges, gateengine.VerdictFail} {
 		t.Run(verdict, func(t *testing.T) {
 			h := newHarness(t)
 			h.planToRunning().results().review(verdict, "planned").
 				// Attempt 1: the attempt-0 plan no longer counts.
 				expect(gates.Planned, gate("plan_required"), 1).
 				refused(gates.TSubmitDesign, ErrTypeGateBlocked).
-				planToRunning().results().review(gates.VerdictPass, "").
+				planToRunning().results().review(gateengine.VerdictPass, "").
 				transition("complete_experiment", nil) // the next_action word as alias
 			st := h.run(input)
 			if st.Status != gates.Complete || st.Attempt != 1 || st.RevisionContext.ReturnTo != "planned" {
@@ -82,13 +83,13 @@ func TestExperiment_ExperimentReviewReturnToPlannedStartsANewAttempt(t *testing.
 
 func TestExperiment_ExperimentReviewReturnToRunningKeepsTheAttempt(t *testing.T) {
 	h := newHarness(t)
-	h.planToRunning().results().review(gates.VerdictNeedsChanges, "running").
+	h.planToRunning().results().review(gateengine.VerdictNeedsChanges, "running").
 		// Same attempt: result, report and graph still count.
 		expect(gates.Running, gate("experiment_review_required"), 0).
 		land("report", false).expect(gates.Running, gate("report_invalid"), 0).
 		refused(gates.TSubmitResults, ErrTypeGateBlocked).
 		land("report", true).transition("submit_results_for_review", nil).
-		review(gates.VerdictPass, "").transition(gates.TComplete, nil)
+		review(gateengine.VerdictPass, "").transition(gates.TComplete, nil)
 	st := h.run(input)
 	if st.Status != gates.Complete || st.Attempt != 0 || st.RevisionContext.ReturnTo != "running" {
 		t.Fatalf("final %+v", st)
@@ -160,13 +161,13 @@ func TestExperiment_ValidatorRefusalsWriteNothing(t *testing.T) {
 
 func TestExperiment_StalePassAndStaleSignalsDoNotOpenGates(t *testing.T) {
 	h := newHarness(t)
-	h.land("plan", true).transition(gates.TSubmitDesign, nil).review(gates.VerdictPass, "").
+	h.land("plan", true).transition(gates.TSubmitDesign, nil).review(gateengine.VerdictPass, "").
 		// A new plan after the pass changes the snapshot: the pass no longer counts.
 		land("plan", true).expect(gates.DesignReview, gate(string(gates.DesignReview)), 0).
 		refused(gates.TMarkReadyToRun, ErrTypeGateBlocked).
 		// A verdict for an unknown request is ignored.
 		add(func() {
-			h.env.SignalWorkflow(ReviewVerdictSignal, ReviewVerdict{Kind: "design", RequestID: "rr_other", Verdict: gates.VerdictNeedsChanges})
+			h.env.SignalWorkflow(ReviewVerdictSignal, ReviewVerdict{Kind: "design", RequestID: "rr_other", Verdict: gateengine.VerdictNeedsChanges})
 		}).
 		expect(gates.DesignReview, nil, 0).
 		transition(gates.TMarkFailed, nil)
@@ -177,7 +178,7 @@ func TestExperiment_DependenciesGateStartRunning(t *testing.T) {
 	in := input
 	in.DependsOn = []string{"exp_a", "exp_b"}
 	h := newHarness(t)
-	h.land("plan", true).transition(gates.TSubmitDesign, nil).review(gates.VerdictPass, "").transition(gates.TMarkReadyToRun, nil).
+	h.land("plan", true).transition(gates.TSubmitDesign, nil).review(gateengine.VerdictPass, "").transition(gates.TMarkReadyToRun, nil).
 		expect(gates.ReadyToRun, gate("dependencies_pending"), 0).
 		refused(gates.TStartRunning, ErrTypeGateBlocked).
 		add(func() {

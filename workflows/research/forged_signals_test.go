@@ -3,6 +3,7 @@ package research
 import (
 	"testing"
 
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
@@ -18,7 +19,7 @@ func TestExperiment_ForgedSignalsOpenNoGateAndAreLogged(t *testing.T) {
 		land("plan", true).transition(gates.TSubmitDesign, nil).
 		forge(ReviewRequestedSignal, ReviewRequested{Kind: "design", RequestID: "rr_forged", Role: "design_reviewer"}).
 		forge(ReviewStartedSignal, ReviewStarted{Kind: "design", RequestID: "rr_forged"}).
-		forge(ReviewVerdictSignal, ReviewVerdict{Kind: "design", RequestID: "rr_forged", Verdict: gates.VerdictPass, Synopsis: "ok"}).
+		forge(ReviewVerdictSignal, ReviewVerdict{Kind: "design", RequestID: "rr_forged", Verdict: gateengine.VerdictPass, Synopsis: "ok"}).
 		expect(gates.DesignReview, gate(string(gates.DesignReview)), 0).
 		refused(gates.TMarkReadyToRun, ErrTypeGateBlocked)
 	// A real request, whose id the agent holds: a pass signalled before
@@ -28,7 +29,7 @@ func TestExperiment_ForgedSignalsOpenNoGateAndAreLogged(t *testing.T) {
 		h.signal(ReviewRequestedSignal, ReviewRequested{Kind: "design", RequestID: "rr_real", Role: "design_reviewer",
 			SnapshotToken: st.SnapshotToken()})
 	})
-	h.forge(ReviewVerdictSignal, ReviewVerdict{Kind: "design", RequestID: "rr_real", Verdict: gates.VerdictPass, Synopsis: "ok"}).
+	h.forge(ReviewVerdictSignal, ReviewVerdict{Kind: "design", RequestID: "rr_real", Verdict: gateengine.VerdictPass, Synopsis: "ok"}).
 		add(func() {
 			st := h.state()
 			if d := st.Decision(); d.Gate != string(gates.DesignReview) || st.Reviews["design"].Status != ReviewStatusRequested {
@@ -73,7 +74,7 @@ func TestExperiment_AForgedDependencySettledDoesNotStartRunning(t *testing.T) {
 	in := input
 	in.DependsOn = []string{"exp_a"}
 	h := newHarness(t)
-	h.land("plan", true).transition(gates.TSubmitDesign, nil).review(gates.VerdictPass, "").transition(gates.TMarkReadyToRun, nil).
+	h.land("plan", true).transition(gates.TSubmitDesign, nil).review(gateengine.VerdictPass, "").transition(gates.TMarkReadyToRun, nil).
 		add(func() {
 			h.env.SignalWorkflow(DependencySettledSignal, DependencySettled{ExperimentID: "exp_a", Status: gates.Complete})
 		}).
@@ -97,10 +98,10 @@ func TestReflection_ForgedSignalsOpenNoGateAndAreLogged(t *testing.T) {
 		Role: string(rg.EvLensDocs), SHA256: "s", Valid: true}})
 	w.expect(rg.Reflecting, "reflection_roster_incomplete", 0).
 		lensDocs().transition(rg.TSubmitReflections, false).synthesis().transition(rg.TSubmitReflectionArtifacts, false).
-		review("reflection", gates.VerdictPass, "").transition(rg.TBeginConsolidation, false)
+		review("reflection", gateengine.VerdictPass, "").transition(rg.TBeginConsolidation, false)
 	forge(ProposalSubmittedSignal, ProposalRef{ProposalID: "cp_forged", BaseSHA: "base", ProposalSHA: "evil"})
 	w.expect(rg.Consolidating, "consolidation_proposal_required", 0).propose(0)
-	forge(ReviewVerdictSignal, ReviewVerdict{Kind: "consolidation", RequestID: "rr_forged", Verdict: gates.VerdictPass})
+	forge(ReviewVerdictSignal, ReviewVerdict{Kind: "consolidation", RequestID: "rr_forged", Verdict: gateengine.VerdictPass})
 	w.expect(rg.Consolidating, "consolidation_review_required", 0).
 		step(func() {
 			st := w.state()

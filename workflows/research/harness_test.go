@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 )
 
@@ -169,7 +170,7 @@ func (h *harness) refused(name, errType string) *harness {
 					h.t.Errorf("%s: rejection %v, want %s", name, err, errType)
 				}
 				if errType == ErrTypeGateBlocked {
-					var be gates.BlockedError
+					var be gateengine.BlockedError
 					if ae.Details(&be) != nil || be.Transition != name || len(be.BlockedActions) == 0 {
 						h.t.Errorf("%s: details %+v", name, be)
 					}
@@ -207,7 +208,7 @@ func gate(g string) func() string { return func() string { return g } }
 
 // planToRunning walks planned → running with a passing design review.
 func (h *harness) planToRunning() *harness {
-	return h.land("plan", true).transition(gates.TSubmitDesign, nil).review(gates.VerdictPass, "").
+	return h.land("plan", true).transition(gates.TSubmitDesign, nil).review(gateengine.VerdictPass, "").
 		expect(gates.DesignReview, gate("design_review_passed"), -1).
 		transition(gates.TMarkReadyToRun, nil).transition(gates.TStartRunning, nil).expect(gates.Running, gate("execution_ready"), -1)
 }

@@ -3,6 +3,7 @@ package research
 import (
 	"time"
 
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 )
 
@@ -14,11 +15,11 @@ type TransitionRequest struct {
 
 // TransitionResult answers TransitionUpdate.
 type TransitionResult struct {
-	Transition string         `json:"transition"`
-	From       gates.Status   `json:"from"`
-	Status     gates.Status   `json:"status"`
-	Attempt    int            `json:"attempt_index"`
-	Decision   gates.Decision `json:"workflow"`
+	Transition string              `json:"transition"`
+	From       gates.Status        `json:"from"`
+	Status     gates.Status        `json:"status"`
+	Attempt    int                 `json:"attempt_index"`
+	Decision   gateengine.Decision `json:"workflow"`
 }
 
 // ReviewRequested is the payload of ReviewRequestedSignal.

@@ -2,7 +2,6 @@ package research
 
 import (
 	"fmt"
-	"slices"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -36,40 +35,24 @@ type Notice struct {
 // retried call is deduplicated by Temporal and applied once.
 func (n Notice) UpdateID() string { return n.Signal + "/" + n.RecordID }
 
-// noticeTaker is what NoticeUpdate needs of a workflow.
-type noticeTaker[S any] struct {
-	// signals are the notices this workflow takes.
-	signals []string
-	query   func(signal, recordID string) DecisionQuery
-	// rejected keeps the notices no record backs.
-	rejected *[]RejectedSignal
-	// apply applies a verified record once (a repeat changes nothing).
-	apply func(workflow.Context, string, DecisionRecord)
-	state func() S
-	// answered waits until the change is recorded (lifecycle.answerMirrored).
-	answered func(workflow.Context) error
-}
-
-// register sets the NoticeUpdate handler. Its validator refuses, before
+// registerNotices sets the NoticeUpdate handler. Its validator refuses, before
 // anything is written to history, a notice of an unknown signal or
 // without a record.
-func (n noticeTaker[S]) register(ctx workflow.Context) error {
+func (l *lifecycle[S, St, R]) registerNotices(ctx workflow.Context) error {
 	return workflow.SetUpdateHandlerWithOptions(ctx, NoticeUpdate,
 		func(ctx workflow.Context, in Notice) (S, error) {
-			if rec, ok := verifyDecision(ctx, n.query(in.Signal, in.RecordID), n.rejected); ok {
-				n.apply(ctx, in.Signal, rec)
+			if rec, ok := verifyDecision(ctx, l.core.gate.query(in.Signal, in.RecordID), l.core.gate.rejected); ok {
+				l.core.gate.applyNotice(ctx, in.Signal, rec)
 			}
-			if n.answered != nil {
-				if err := n.answered(ctx); err != nil {
-					var zero S
-					return zero, err
-				}
+			if err := l.answerMirrored(ctx); err != nil {
+				var zero S
+				return zero, err
 			}
-			return n.state(), nil
+			return l.state(), nil
 		},
 		workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, in Notice) error {
 			switch {
-			case !slices.Contains(n.signals, in.Signal):
+			case !l.core.gate.takes(in.Signal):
 				return temporal.NewApplicationErrorWithOptions(fmt.Sprintf("no notice %q for this workflow", in.Signal), ErrTypeInvalidInput,
 					temporal.ApplicationErrorOptions{NonRetryable: true})
 			case in.RecordID == "":

@@ -1,18 +1,19 @@
 package research
 
 import (
-	"time"
+	"errors"
+	"slices"
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/gatehouse/gatehouse/workflows/research/gates"
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
 
-// reflection is the wave workflow's state and its dirty flag.
+// reflection is the wave workflow's state and its share of the skeleton.
 type reflection struct {
 	state ReflectionState
-	dirty bool
+	core[rg.Status]
 }
 
 // Reflection runs one reflection wave from reflecting to published or
@@ -33,26 +34,53 @@ func Reflection(ctx workflow.Context, in ReflectionInput) (ReflectionState, erro
 
 // lifecycle is the wave's part of the shared skeleton: besides mirroring,
 // it runs the central advance when its gate opens and publishes once it
-// is bound.
-func (w *reflection) lifecycle() *lifecycle[ReflectionState, ReflectionTransitionResult] {
-	var l *lifecycle[ReflectionState, ReflectionTransitionResult]
-	l = &lifecycle[ReflectionState, ReflectionTransitionResult]{
-		kind: KindReflection, projectID: w.state.ProjectID,
-		state: func() ReflectionState { return w.state }, dirty: &w.dirty,
-		reviews: func() map[string]ReviewState { return w.state.Reviews }, changed: w.changed,
+// is bound. A review request opens only once the gate asks for a review,
+// and no verdict applies while an advance is under way.
+func (w *reflection) lifecycle() *lifecycle[ReflectionState, rg.Status, ReflectionTransitionResult] {
+	s := &w.state
+	w.core = core[rg.Status]{status: &s.Status, attempt: &s.Attempt, revision: &s.Revision, history: &s.History,
+		revisionContext: &s.RevisionContext, artifacts: s.Artifacts, reviews: s.Reviews,
+		pendingAt: func(st rg.Status) string { return rg.ReviewKinds[st].Kind },
+		opens:     func() bool { return s.Decision().ReviewEvidence != "" },
+		route: func(v ReviewVerdict) (gateengine.Route[rg.Status], error) {
+			if s.Advance != nil {
+				return gateengine.Route[rg.Status]{}, errAdvancing
+			}
+			return rg.RouteVerdict(v.Kind, v.Verdict, v.ReturnTo)
+		},
+		retire: w.newProposalRevision,
+		gate: signalGate{targetType: TargetReflection, projectID: s.ProjectID, targetID: s.ReflectionID,
+			rejected: &s.RejectedSignals, reviews: &w.core, records: map[string]gatedRecord{
+				ArtifactLandedSignal: {apply: func(rec DecisionRecord) {
+					if rec.Artifact != nil {
+						w.artifactLanded(*rec.Artifact)
+					}
+				}, applied: func(rec DecisionRecord) bool {
+					a := rec.Artifact
+					return a != nil && s.Artifacts[ArtifactKey(a.Role, a.LensID)].ArtifactID == a.ArtifactID
+				}},
+				ProposalSubmittedSignal: {apply: func(rec DecisionRecord) {
+					if rec.Proposal != nil {
+						w.proposalSubmitted(*rec.Proposal)
+					}
+				}},
+			}}}
+	return &lifecycle[ReflectionState, rg.Status, ReflectionTransitionResult]{
+		kind: KindReflection, state: func() ReflectionState { return w.state }, core: &w.core,
 		check: func(req TransitionRequest) error {
-			_, err := rg.Check(w.state.Status, w.state.Facts(), req.Transition)
+			_, err := rg.Check(s.Status, s.Facts(), req.Transition)
 			return refusal(err)
 		},
 		transition: w.transition,
-		receive: func(ctx workflow.Context) error {
-			w.receiveVerified(ctx)
-			n := w.notices()
-			n.answered = l.answerMirrored
-			return n.register(ctx)
+		receive: func(ctx workflow.Context) {
+			g := &w.gate
+			receiveGated(ctx, g, ArtifactLandedSignal, func(a ReflectionArtifact) string { return a.ArtifactID },
+				func(_ workflow.Context, a ReflectionArtifact) { w.artifactLanded(a) })
+			g.receiveReviews(ctx)
+			receiveGated(ctx, g, ProposalSubmittedSignal, func(p ProposalRef) string { return p.ProposalID },
+				func(_ workflow.Context, p ProposalRef) { w.proposalSubmitted(p) })
 		},
-		revision: func() int { return w.state.Revision },
-		due:      func() bool { return w.advanceDue() || w.publishDue() },
+		due: func() bool { return w.advanceDue() || w.publishDue() },
 		work: func(ctx workflow.Context) error {
 			if w.advanceDue() {
 				w.advance(ctx)
@@ -62,28 +90,25 @@ func (w *reflection) lifecycle() *lifecycle[ReflectionState, ReflectionTransitio
 			}
 			return nil
 		},
-		mirror: func(ctx, actx workflow.Context) error {
-			d := w.state.Decision()
-			if err := upsertGate(ctx, d); err != nil {
-				return err
-			}
-			rec := ReflectionRecord{ReflectionID: w.state.ReflectionID, Status: string(w.state.Status), Gate: d.Gate,
-				NextAction: d.NextAction, Attempt: w.state.Attempt, Revision: w.state.Revision, Terminal: w.state.Status.Terminal()}
-			return workflow.ExecuteActivity(actx, RecordReflectionActivity, rec).Get(ctx, nil)
+		decision: s.Decision, recordActivity: RecordReflectionActivity,
+		record: func(d gateengine.Decision) any {
+			return ReflectionRecord{ReflectionID: s.ReflectionID, Status: string(s.Status), Gate: d.Gate,
+				NextAction: d.NextAction, Attempt: s.Attempt, Revision: s.Revision, Terminal: s.Status.Terminal()}
 		},
-		terminal:      func() bool { return w.state.Status.Terminal() },
 		finalActivity: StoreReflectionFinalActivity,
 	}
-	return l
 }
+
+// errAdvancing refuses a verdict while the central advance is under way.
+var errAdvancing = errors.New("the central advance is under way")
 
 // ReflectionTransitionResult answers TransitionUpdate on a wave.
 type ReflectionTransitionResult struct {
-	Transition string         `json:"transition"`
-	From       rg.Status      `json:"from"`
-	Status     rg.Status      `json:"status"`
-	Attempt    int            `json:"attempt_index"`
-	Decision   gates.Decision `json:"workflow"`
+	Transition string              `json:"transition"`
+	From       rg.Status           `json:"from"`
+	Status     rg.Status           `json:"status"`
+	Attempt    int                 `json:"attempt_index"`
+	Decision   gateengine.Decision `json:"workflow"`
 }
 
 // transition applies an accepted move. publish waits for the runner's
@@ -104,95 +129,11 @@ func (w *reflection) transition(ctx workflow.Context, req TransitionRequest) (Re
 	return ReflectionTransitionResult{Transition: m.Name, From: from, Status: w.state.Status, Attempt: w.state.Attempt, Decision: w.state.Decision()}, nil
 }
 
-// move changes status, records the sealed artifacts and resets the review
-// of a review status being entered.
-func (w *reflection) move(now time.Time, name string, to rg.Status, newAttempt bool) {
-	w.state.History = append(w.state.History, moveRecord(name, gates.Status(w.state.Status), gates.Status(to), w.state.Attempt, w.state.Artifacts, now))
-	if newAttempt {
-		w.state.Attempt++
-	}
-	w.state.Status = to
-	if rk, ok := rg.ReviewKinds[to]; ok {
-		w.state.Reviews[rk.Kind] = ReviewState{Status: ReviewStatusNone}
-	}
-	w.changed()
-}
-
-func (w *reflection) changed() {
-	w.state.Revision++
-	w.dirty = true
-}
-
+// artifactLanded stores a landed artifact; a lens doc only of a roster lens.
 func (w *reflection) artifactLanded(a ReflectionArtifact) {
-	if w.state.Status.Terminal() || a.Attempt != w.state.Attempt {
-		return
+	if a.Role != string(rg.EvLensDocs) || slices.ContainsFunc(w.state.Lenses, func(l rg.Lens) bool { return l.ID == a.LensID }) {
+		w.landed(ArtifactKey(a.Role, a.LensID), a.ArtifactRef)
 	}
-	if a.Role == string(rg.EvLensDocs) && !w.hasLens(a.LensID) {
-		return
-	}
-	w.state.Artifacts[ArtifactKey(a.Role, a.LensID)] = a.ArtifactRef
-	w.changed()
-}
-
-func (w *reflection) hasLens(id string) bool {
-	for _, l := range w.state.Lenses {
-		if l.ID == id {
-			return true
-		}
-	}
-	return false
-}
-
-func (w *reflection) reviewRequested(r ReviewRequested) {
-	if w.state.ReviewKind() != r.Kind || w.state.Decision().ReviewEvidence == "" {
-		return
-	}
-	w.state.Reviews[r.Kind] = ReviewState{Status: ReviewStatusRequested, RequestID: r.RequestID, Role: r.Role,
-		ExpiresAt: r.ExpiresAt, SnapshotToken: r.SnapshotToken}
-	w.changed()
-}
-
-func (w *reflection) reviewStarted(r ReviewStarted) {
-	cur := w.state.Reviews[r.Kind]
-	if w.state.ReviewKind() != r.Kind || cur.RequestID != r.RequestID || cur.Status != ReviewStatusRequested {
-		return
-	}
-	cur.Status = ReviewStatusStarted
-	w.state.Reviews[r.Kind] = cur
-	w.changed()
-}
-
-// reviewVerdict applies a verdict of the current request; the API checked
-// it with reflectgates.RouteVerdict before signalling.
-func (w *reflection) reviewVerdict(now time.Time, v ReviewVerdict) {
-	cur := w.state.Reviews[v.Kind]
-	if w.state.ReviewKind() != v.Kind || cur.RequestID != v.RequestID || w.state.Advance != nil {
-		return
-	}
-	route, err := rg.RouteVerdict(v.Kind, v.Verdict, v.ReturnTo)
-	if err != nil {
-		return
-	}
-	if !route.Moves {
-		cur.Status = ReviewStatusPassed
-		w.state.Reviews[v.Kind] = cur
-		w.changed()
-		return
-	}
-	w.state.RevisionContext = &RevisionContext{From: gates.Status(w.state.Status), Verdict: v.Verdict, ReturnTo: string(route.To),
-		Synopsis: v.Synopsis, Notes: v.Notes, RequestID: v.RequestID,
-		Findings: v.Findings, Evidence: v.Evidence}
-	w.state.Reviews[v.Kind] = ReviewState{Status: ReviewStatusNone}
-	if route.NewRevision {
-		w.newProposalRevision()
-	}
-	w.state.History = append(w.state.History, TransitionRecord{Transition: "review_" + v.Verdict, From: gates.Status(w.state.Status),
-		To: gates.Status(route.To), Attempt: w.state.Attempt, At: now})
-	if route.NewAttempt {
-		w.state.Attempt++
-	}
-	w.state.Status = route.To
-	w.changed()
 }
 
 // newProposalRevision retires the current proposal: the next one is a new,

@@ -2,12 +2,14 @@ package research
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
@@ -18,7 +20,7 @@ func (w *reflection) advanceDue() bool {
 		return false
 	}
 	f := w.state.Facts()
-	return f[rg.EvProposal] == gates.Satisfied && f[rg.EvConsolidationReview] == gates.Satisfied
+	return f[rg.EvProposal] == gateengine.Satisfied && f[rg.EvConsolidationReview] == gateengine.Satisfied
 }
 
 // publishDue: the advance is bound and the wave is not yet published.
@@ -93,7 +95,7 @@ func startFollowUp(ctx workflow.Context, projectID string, f FollowUpRef) error 
 	for d := range f.DependsOn {
 		deps = append(deps, d)
 	}
-	sortStrings(deps)
+	slices.Sort(deps)
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: ExperimentWorkflowID(f.ExperimentID),
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON})
 	child := workflow.ExecuteChildWorkflow(cctx, ExperimentWorkflowName, ExperimentInput{ProjectID: projectID,

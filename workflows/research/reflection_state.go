@@ -1,12 +1,9 @@
 package research
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"sort"
 	"strconv"
 
-	"github.com/gatehouse/gatehouse/workflows/research/gates"
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
 
@@ -105,77 +102,53 @@ func (s *ReflectionState) NextLens() string {
 func (s *ReflectionState) ReviewKind() string { return rg.ReviewKinds[s.Status].Kind }
 
 // Facts derives the gate machine's evidence levels from the state.
-func (s *ReflectionState) Facts() gates.Facts {
-	f := gates.Facts{}
-	lv := gates.Satisfied
+func (s *ReflectionState) Facts() gateengine.Facts {
+	f := gateengine.Facts{}
+	lv := gateengine.Satisfied
 	for _, l := range s.Lenses {
 		a, ok := s.current(ArtifactKey(string(rg.EvLensDocs), l.ID))
 		switch {
 		case ok && !a.Valid:
-			lv = gates.Invalid
-		case !ok && lv == gates.Satisfied:
-			lv = gates.Missing
+			lv = gateengine.Invalid
+		case !ok && lv == gateengine.Satisfied:
+			lv = gateengine.Missing
 		}
 	}
 	f[rg.EvLensDocs] = lv
-	for _, ev := range []gates.Evidence{rg.EvProjectGraph, rg.EvReflectionDoc, rg.EvChangeSpec} {
+	for _, ev := range []gateengine.Evidence{rg.EvProjectGraph, rg.EvReflectionDoc, rg.EvChangeSpec} {
 		if a, ok := s.current(string(ev)); ok {
-			f[ev] = gates.Invalid
-			if a.Valid {
-				f[ev] = gates.Satisfied
-			}
+			f[ev] = artifactLevel(a)
 		}
 	}
 	if s.Proposal != nil && s.Proposal.Revision == s.ProposalRevision {
-		f[rg.EvProposal] = gates.Satisfied
+		f[rg.EvProposal] = gateengine.Satisfied
 	}
 	if rk, ok := rg.ReviewKinds[s.Status]; ok {
-		switch r := s.Reviews[rk.Kind]; r.Status {
-		case ReviewStatusRequested:
-			f[rk.Evidence] = gates.Requested
-		case ReviewStatusStarted:
-			f[rk.Evidence] = gates.Started
-		case ReviewStatusPassed:
-			if r.SnapshotToken == s.SnapshotToken() {
-				f[rk.Evidence] = gates.Satisfied
-			}
-		}
+		reviewFact(f, rk.Evidence, s.Reviews[rk.Kind], s.SnapshotToken)
 	}
 	if a := s.Advance; a != nil {
 		switch a.Status {
 		case AdvanceIntended:
-			f[rg.EvCentralAdvance] = gates.Requested
+			f[rg.EvCentralAdvance] = gateengine.Requested
 		case AdvanceBound:
-			f[rg.EvCentralAdvance] = gates.Satisfied
+			f[rg.EvCentralAdvance] = gateengine.Satisfied
 		default:
-			f[rg.EvCentralAdvance] = gates.Invalid
+			f[rg.EvCentralAdvance] = gateengine.Invalid
 		}
 	}
 	return f
 }
 
 // Decision evaluates the current gate.
-func (s *ReflectionState) Decision() gates.Decision { return rg.Evaluate(s.Status, s.Facts()) }
+func (s *ReflectionState) Decision() gateengine.Decision { return rg.Evaluate(s.Status, s.Facts()) }
 
 // SnapshotToken fingerprints what a reviewer sees: status, attempt,
 // proposal revision, the current artifacts and the proposal.
 func (s *ReflectionState) SnapshotToken() string {
-	h := sha256.New()
-	h.Write([]byte(string(s.Status) + "|" + strconv.Itoa(s.Attempt) + "|" + strconv.Itoa(s.ProposalRevision)))
-	keys := make([]string, 0, len(s.Artifacts))
-	for k := range s.Artifacts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if a, ok := s.current(k); ok {
-			h.Write([]byte("|" + k + "=" + a.ArtifactID + ":" + a.SHA256))
-		}
-	}
+	tail := ""
 	if s.Proposal != nil {
-		h.Write([]byte("|proposal=" + s.Proposal.ProposalID))
+		tail = "|proposal=" + s.Proposal.ProposalID
 	}
-	return hex.EncodeToString(h.Sum(nil))[:32]
+	return fingerprint(string(s.Status)+"|"+strconv.Itoa(s.Attempt)+"|"+strconv.Itoa(s.ProposalRevision), s.Artifacts,
+		func(a ArtifactRef) bool { return a.Attempt == s.Attempt }, tail)
 }
-
-func sortStrings(s []string) { sort.Strings(s) }

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
@@ -190,19 +191,19 @@ func TestReflection_EveryRejectionPathThenPublished(t *testing.T) {
 		synthesis().expect(rg.Synthesizing, "reflection_review_required", 0).
 		transition(rg.TSubmitReflectionArtifacts, false).expect(rg.ReflectionReview, "reflection_review", 0).
 		// needs_changes → synthesizing keeps the attempt and the lens docs.
-		review("reflection", gates.VerdictNeedsChanges, "synthesizing").expect(rg.Synthesizing, "reflection_review_required", 0).
+		review("reflection", gateengine.VerdictNeedsChanges, "synthesizing").expect(rg.Synthesizing, "reflection_review_required", 0).
 		transition(rg.TSubmitReflectionArtifacts, false).
 		// fail → reflecting starts a new attempt: every lens is redone.
-		review("reflection", gates.VerdictFail, "reflecting").expect(rg.Reflecting, "reflection_roster_incomplete", 1).
+		review("reflection", gateengine.VerdictFail, "reflecting").expect(rg.Reflecting, "reflection_roster_incomplete", 1).
 		lensDocs().transition(rg.TSubmitReflections, false).synthesis().transition(rg.TSubmitReflectionArtifacts, false).
-		review("reflection", gates.VerdictPass, "").expect(rg.ReflectionReview, "reflection_review_passed", 1).
+		review("reflection", gateengine.VerdictPass, "").expect(rg.ReflectionReview, "reflection_review_passed", 1).
 		transition(rg.TBeginConsolidation, false).expect(rg.Consolidating, "consolidation_proposal_required", 1).
 		propose(1).expect(rg.Consolidating, "consolidation_proposal_required", 1).
 		propose(0).expect(rg.Consolidating, "consolidation_review_required", 1).propose(0).
-		review("consolidation", gates.VerdictNeedsChanges, "").expect(rg.Consolidating, "consolidation_proposal_required", 1).
+		review("consolidation", gateengine.VerdictNeedsChanges, "").expect(rg.Consolidating, "consolidation_proposal_required", 1).
 		// Revision 1 passes review; its advance is stale, which opens revision 2.
-		propose(1).review("consolidation", gates.VerdictPass, "").expect(rg.Consolidating, "consolidation_proposal_required", 1).
-		propose(2).review("consolidation", gates.VerdictPass, "")
+		propose(1).review("consolidation", gateengine.VerdictPass, "").expect(rg.Consolidating, "consolidation_proposal_required", 1).
+		propose(2).review("consolidation", gateengine.VerdictPass, "")
 	st := w.run()
 	if st.Status != rg.Published || st.ProposalRevision != 2 || st.Published == nil || len(st.Advances) != 2 ||
 		st.Advances[0].Status != AdvanceStale || st.Advances[1].Status != AdvanceBound {
@@ -225,7 +226,7 @@ func TestReflection_AbandonFromEveryOpenStatus(t *testing.T) {
 		},
 		rg.Consolidating: func(w *wave) *wave {
 			return w.lensDocs().transition(rg.TSubmitReflections, false).synthesis().transition(rg.TSubmitReflectionArtifacts, false).
-				review("reflection", gates.VerdictPass, "").transition(rg.TBeginConsolidation, false).propose(0)
+				review("reflection", gateengine.VerdictPass, "").transition(rg.TBeginConsolidation, false).propose(0)
 		},
 	}
 	for status, path := range paths {

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 )
 
@@ -43,7 +44,7 @@ func TestExperiment_AnAbandonedReviewExpiresOnATimerAndAsksForANewOne(t *testing
 			}
 		}).
 		// A new request works as ever.
-		review(gates.VerdictPass, "").expect(gates.DesignReview, gate("design_review_passed"), 0).
+		review(gateengine.VerdictPass, "").expect(gates.DesignReview, gate("design_review_passed"), 0).
 		transition(gates.TAbandon, nil)
 	h.run(input)
 }
@@ -69,7 +70,7 @@ func TestExperiment_ASecondRoleCannotDisplaceAnOpenHumanReview(t *testing.T) {
 			h.signal(ReviewStartedSignal, ReviewStarted{Kind: "design", RequestID: "rr_human"})
 		}).
 		add(func() {
-			h.signal(ReviewVerdictSignal, ReviewVerdict{Kind: "design", RequestID: "rr_human", Verdict: gates.VerdictNeedsChanges, Synopsis: "tighten",
+			h.signal(ReviewVerdictSignal, ReviewVerdict{Kind: "design", RequestID: "rr_human", Verdict: gateengine.VerdictNeedsChanges, Synopsis: "tighten",
 				Findings: []any{"no control group"}, Evidence: map[string]any{"read": "plan.md"}})
 		}).
 		expect(gates.Planned, gate("design_review_required"), 0).

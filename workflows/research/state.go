@@ -1,12 +1,10 @@
 package research
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"sort"
 	"strconv"
 	"time"
 
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 )
 
@@ -95,8 +93,9 @@ type ExperimentState struct {
 	RejectedSignals []RejectedSignal `json:"rejected_signals,omitempty"`
 }
 
-// reviewKind maps review statuses to the key of Reviews.
-func reviewKind(s gates.Status) string {
+// ReviewKindOf returns the review kind pending at a status ("" if none),
+// the key of Reviews.
+func ReviewKindOf(s gates.Status) string {
 	switch s {
 	case gates.DesignReview:
 		return "design"
@@ -106,73 +105,44 @@ func reviewKind(s gates.Status) string {
 	return ""
 }
 
-// ReviewKindOf returns the review kind pending at a status ("" if none).
-func ReviewKindOf(s gates.Status) string { return reviewKind(s) }
-
 // SnapshotToken fingerprints what a reviewer sees: status, attempt and the
 // current artifacts. A review passes only on the snapshot it was requested for.
 func (s *ExperimentState) SnapshotToken() string {
-	h := sha256.New()
-	h.Write([]byte(string(s.Status) + "|" + strconv.Itoa(s.Attempt)))
-	roles := make([]string, 0, len(s.Artifacts))
-	for r := range s.Artifacts {
-		roles = append(roles, r)
-	}
-	sort.Strings(roles)
-	for _, r := range roles {
-		a := s.Artifacts[r]
-		h.Write([]byte("|" + r + "=" + a.ArtifactID + ":" + a.SHA256))
-	}
-	return hex.EncodeToString(h.Sum(nil))[:32]
+	return fingerprint(string(s.Status)+"|"+strconv.Itoa(s.Attempt), s.Artifacts, func(ArtifactRef) bool { return true }, "")
 }
 
 // Facts derives the gate machine's evidence levels from the state.
-func (s *ExperimentState) Facts() gates.Facts {
-	f := gates.Facts{}
+func (s *ExperimentState) Facts() gateengine.Facts {
+	f := gateengine.Facts{}
 	for role, a := range s.Artifacts {
 		if a.Attempt != s.Attempt {
 			continue
 		}
-		if a.Valid {
-			f[gates.Evidence(role)] = gates.Satisfied
-		} else {
-			f[gates.Evidence(role)] = gates.Invalid
-		}
+		f[gateengine.Evidence(role)] = artifactLevel(a)
 	}
 	if len(s.Dependencies) > 0 {
-		lv := gates.Satisfied
+		lv := gateengine.Satisfied
 		for _, st := range s.Dependencies {
 			switch st {
 			case gates.Complete:
 			case gates.Failed, gates.Abandoned:
-				lv = gates.Invalid
+				lv = gateengine.Invalid
 			default:
-				if lv == gates.Satisfied {
-					lv = gates.Missing
+				if lv == gateengine.Satisfied {
+					lv = gateengine.Missing
 				}
 			}
 		}
 		f[gates.EvDependencies] = lv
 	}
 	if len(s.SandboxesRunning) > 0 {
-		f[gates.EvSandboxRunning] = gates.Satisfied
+		f[gates.EvSandboxRunning] = gateengine.Satisfied
 	}
-	if kind := reviewKind(s.Status); kind != "" {
-		ev := gates.ReviewEvidence[s.Status]
-		r := s.Reviews[kind]
-		switch r.Status {
-		case ReviewStatusRequested:
-			f[ev] = gates.Requested
-		case ReviewStatusStarted:
-			f[ev] = gates.Started
-		case ReviewStatusPassed:
-			if r.SnapshotToken == s.SnapshotToken() {
-				f[ev] = gates.Satisfied
-			}
-		}
+	if kind := ReviewKindOf(s.Status); kind != "" {
+		reviewFact(f, gates.ReviewEvidence[s.Status], s.Reviews[kind], s.SnapshotToken)
 	}
 	return f
 }
 
 // Decision evaluates the current gate.
-func (s *ExperimentState) Decision() gates.Decision { return gates.Evaluate(s.Status, s.Facts()) }
+func (s *ExperimentState) Decision() gateengine.Decision { return gates.Evaluate(s.Status, s.Facts()) }

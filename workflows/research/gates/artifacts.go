@@ -39,25 +39,14 @@ func Checks(role string) []string {
 		return []string{fmt.Sprintf("JSON {nodes: [{id, label}], edges: [{from, to}]}: 1 to %d nodes with unique non-empty ids", MaxGraphNodes),
 			"every edge names two of those nodes", "no cycle (a DAG)", size}
 	}
-	return []string{"markdown with the sections " + headings(t.sections) + ", each with a non-empty body",
-		"no line left containing " + placeholder + " (replace every " + placeholder + " line of the template)", size}
-}
-
-func headings(sections []string) string {
-	out := make([]string, len(sections))
-	for i, s := range sections {
-		out[i] = "\"## " + s + "\""
-	}
-	return strings.Join(out, ", ")
+	return []string{"markdown with the sections " + Headings(t.sections) + ", each with a non-empty body",
+		"no line left containing " + Placeholder + " (replace every " + Placeholder + " line of the template)", size}
 }
 
 // GuidanceOf is role's guidance: what to do, then exactly what the check wants.
 func GuidanceOf(role string) string {
 	return Templates[role].Guidance + " The check wants: " + strings.Join(Checks(role), "; ") + "."
 }
-
-// placeholder marks a template line the agent must replace.
-const placeholder = "TODO:"
 
 // Templates are the gated roles' templates; filling one in (replacing every
 // TODO line) passes the role's check.
@@ -104,40 +93,8 @@ func CheckArtifact(role string, content []byte) []string {
 	case string(EvGraph):
 		return checkGraph(content)
 	default:
-		return checkSections(string(content), t.sections)
+		return AppendUnfilled(CheckSections(string(content), t.sections), string(content))
 	}
-}
-
-// checkSections wants every "## <section>" heading with a non-empty body
-// and no TODO placeholder left.
-func checkSections(text string, sections []string) []string {
-	var problems []string
-	bodies := map[string]string{}
-	var cur string
-	for _, line := range strings.Split(text, "\n") {
-		if h, ok := strings.CutPrefix(strings.TrimSpace(line), "## "); ok {
-			cur = strings.ToLower(strings.TrimSpace(h))
-			bodies[cur] += " "
-			continue
-		}
-		if cur != "" {
-			bodies[cur] += line + "\n"
-		}
-	}
-	for _, s := range sections {
-		body, ok := bodies[strings.ToLower(s)]
-		if !ok {
-			problems = append(problems, "missing section ## "+s)
-			continue
-		}
-		if strings.TrimSpace(body) == "" {
-			problems = append(problems, "section ## "+s+" is empty")
-		}
-	}
-	if strings.Contains(text, placeholder) {
-		problems = append(problems, "a TODO: placeholder is left unfilled")
-	}
-	return problems
 }
 
 type graphDoc struct {
@@ -216,7 +173,7 @@ func checkGraph(content []byte) []string {
 // diligent agent would upload. Tests and examples use it.
 func FilledTemplate(role string) string {
 	t := Templates[role]
-	return strings.ReplaceAll(t.Text, placeholder, "Filled:")
+	return strings.ReplaceAll(t.Text, Placeholder, "Filled:")
 }
 
 func init() {

@@ -6,13 +6,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 )
 
 // satisfiedBefore returns facts where every requirement of st before i is met.
-func satisfiedBefore(st Stage, i int) Facts {
-	f := Facts{}
+func satisfiedBefore(st gateengine.Stage[Status], i int) gateengine.Facts {
+	f := gateengine.Facts{}
 	for _, r := range st.Requirements[:i] {
-		f[r.Evidence] = Satisfied
+		f[r.Evidence] = gateengine.Satisfied
 	}
 	return f
 }
@@ -20,18 +22,18 @@ func satisfiedBefore(st Stage, i int) Facts {
 func TestTable_EveryRequirementNamesItsGateInOrder(t *testing.T) {
 	for _, st := range Table {
 		for i, r := range st.Requirements {
-			for _, lv := range []Level{Missing, Invalid, Requested, Started} {
+			for _, lv := range []gateengine.Level{gateengine.Missing, gateengine.Invalid, gateengine.Requested, gateengine.Started} {
 				t.Run(fmt.Sprintf("%s/%s/%d", st.Status, r.Evidence, lv), func(t *testing.T) {
 					f := satisfiedBefore(st, i)
 					f[r.Evidence] = lv
 					d := Evaluate(st.Status, f)
 					wantGate, wantNext := r.Gate, r.NextAction
 					switch {
-					case r.Kind == KindArtifact && lv == Invalid:
+					case r.Kind == gateengine.KindArtifact && lv == gateengine.Invalid:
 						wantGate, wantNext = string(r.Evidence)+"_invalid", "fix_"+string(r.Evidence)+"_artifact"
-					case r.Kind == KindReview && lv == Started:
+					case r.Kind == gateengine.KindReview && lv == gateengine.Started:
 						wantNext = r.WaitAction
-					case r.Kind == KindDependencies && lv == Invalid:
+					case r.Kind == gateengine.KindDependencies && lv == gateengine.Invalid:
 						wantGate, wantNext = r.InvalidGate, r.InvalidAction
 					}
 					if d.Gate != wantGate || d.NextAction != wantNext {
@@ -85,12 +87,12 @@ func TestTable_AllRequirementsMetOpensForward(t *testing.T) {
 
 func TestTable_TerminalStatusesAllowNothing(t *testing.T) {
 	for _, s := range []Status{Complete, Failed, Abandoned} {
-		d := Evaluate(s, Facts{})
+		d := Evaluate(s, gateengine.Facts{})
 		if d.Gate != "terminal" || d.NextAction != "none" || len(d.AllowedTools) != 0 {
 			t.Errorf("%s: %+v", s, d)
 		}
 		for _, m := range Moves {
-			if _, err := Check(s, Facts{}, m.Name); err == nil {
+			if _, err := Check(s, gateengine.Facts{}, m.Name); err == nil {
 				t.Errorf("%s: %s allowed", s, m.Name)
 			}
 		}
@@ -109,7 +111,7 @@ func TestTable_IsConsistentWithMoves(t *testing.T) {
 			t.Errorf("alias %s does not resolve to %s", alias, name)
 		}
 	}
-	if _, err := Check(Planned, Facts{}, "fly"); err == nil {
+	if _, err := Check(Planned, gateengine.Facts{}, "fly"); err == nil {
 		t.Error("unknown transition accepted")
 	}
 }
@@ -118,22 +120,22 @@ func TestRouteVerdict_EveryCase(t *testing.T) {
 	cases := []struct {
 		status      Status
 		verdict, to string
-		want        Route
+		want        gateengine.Route[Status]
 		errField    string
 	}{
-		{DesignReview, "pass", "", Route{}, ""},
-		{DesignReview, "pass", "planned", Route{}, "return_to"},
-		{DesignReview, "needs_changes", "", Route{Moves: true, To: Planned}, ""},
-		{DesignReview, "needs_changes", "planned", Route{Moves: true, To: Planned}, ""},
-		{DesignReview, "fail", "running", Route{}, "return_to"},
-		{ExperimentReview, "pass", "", Route{}, ""},
-		{ExperimentReview, "needs_changes", "planned", Route{Moves: true, To: Planned, NewAttempt: true}, ""},
-		{ExperimentReview, "needs_changes", "running", Route{Moves: true, To: Running}, ""},
-		{ExperimentReview, "fail", "planned", Route{Moves: true, To: Planned, NewAttempt: true}, ""},
-		{ExperimentReview, "fail", "", Route{}, "return_to"},
-		{ExperimentReview, "needs_changes", "reflecting", Route{}, "return_to"},
-		{ExperimentReview, "maybe", "", Route{}, "verdict"},
-		{Running, "pass", "", Route{}, "verdict"},
+		{DesignReview, "pass", "", gateengine.Route[Status]{}, ""},
+		{DesignReview, "pass", "planned", gateengine.Route[Status]{}, "return_to"},
+		{DesignReview, "needs_changes", "", gateengine.Route[Status]{Moves: true, To: Planned}, ""},
+		{DesignReview, "needs_changes", "planned", gateengine.Route[Status]{Moves: true, To: Planned}, ""},
+		{DesignReview, "fail", "running", gateengine.Route[Status]{}, "return_to"},
+		{ExperimentReview, "pass", "", gateengine.Route[Status]{}, ""},
+		{ExperimentReview, "needs_changes", "planned", gateengine.Route[Status]{Moves: true, To: Planned, NewAttempt: true}, ""},
+		{ExperimentReview, "needs_changes", "running", gateengine.Route[Status]{Moves: true, To: Running}, ""},
+		{ExperimentReview, "fail", "planned", gateengine.Route[Status]{Moves: true, To: Planned, NewAttempt: true}, ""},
+		{ExperimentReview, "fail", "", gateengine.Route[Status]{}, "return_to"},
+		{ExperimentReview, "needs_changes", "reflecting", gateengine.Route[Status]{}, "return_to"},
+		{ExperimentReview, "maybe", "", gateengine.Route[Status]{}, "verdict"},
+		{Running, "pass", "", gateengine.Route[Status]{}, "verdict"},
 	}
 	for _, c := range cases {
 		got, err := RouteVerdict(c.status, c.verdict, c.to)

@@ -28,11 +28,11 @@ func TestGuidance_WhatItDescribesPasses(t *testing.T) {
 		if p := CheckArtifact(role, []byte(doc.String())); len(p) != 0 {
 			t.Errorf("%s: a document with exactly the sections the guidance names fails: %v", role, p)
 		}
-		if !strings.Contains(g, placeholder) {
-			t.Errorf("%s: guidance does not say %s lines must go", role, placeholder)
+		if !strings.Contains(g, Placeholder) {
+			t.Errorf("%s: guidance does not say %s lines must go", role, Placeholder)
 		}
 		if p := CheckArtifact(role, []byte(tpl.Text)); len(p) == 0 {
-			t.Errorf("%s: the raw template passes, so the guidance to replace its %s lines is wrong", role, placeholder)
+			t.Errorf("%s: the raw template passes, so the guidance to replace its %s lines is wrong", role, Placeholder)
 		}
 	}
 	g := GuidanceOf(string(EvGraph))

@@ -20,7 +20,7 @@ const (
 // Terminal reports whether no transition leaves s.
 func (s Status) Terminal() bool { return s == Complete || s == Failed || s == Abandoned }
 
-// Evidence names one thing a requirement needs.
+// Evidence names one thing a requirement needs (gateengine.Evidence).
 type Evidence = gateengine.Evidence
 
 // Evidence an experiment's gates check.
@@ -37,25 +37,6 @@ const (
 	// missing artifact row's Gate into its ActiveGate.
 	EvSandboxRunning Evidence = "sandbox_running"
 )
-
-// Kind says how a requirement's evidence is judged and reported.
-type Kind = gateengine.Kind
-
-// The kinds of an experiment's requirements.
-const (
-	KindArtifact     = gateengine.KindArtifact
-	KindReview       = gateengine.KindReview
-	KindDependencies = gateengine.KindDependencies
-)
-
-// Requirement is one row of a status (see gateengine.Requirement).
-type Requirement = gateengine.Requirement
-
-// Forward is what a status offers once every requirement is satisfied.
-type Forward = gateengine.Forward
-
-// Stage is one open status of the machine.
-type Stage = gateengine.Stage[Status]
 
 // Transition names.
 const (
@@ -77,57 +58,54 @@ const (
 var sandboxTools = []string{"sandbox.request", "sandbox.attach", "sandbox.runs", "sandbox.terminal", "sandbox.pull_outputs"}
 
 // Table is the experiment gate machine. Adding a gate is adding a row.
-var Table = []Stage{
+var Table = []gateengine.Stage[Status]{
 	{
 		Status: Planned,
-		Requirements: []Requirement{
-			{Evidence: EvPlan, Kind: KindArtifact, Gate: "plan_required", NextAction: "write_and_submit_plan", AllowedTools: []string{toolArtifact}},
+		Requirements: []gateengine.Requirement{
+			{Evidence: EvPlan, Kind: gateengine.KindArtifact, Gate: "plan_required", NextAction: "write_and_submit_plan", AllowedTools: []string{toolArtifact}},
 		},
-		Forward: Forward{Transition: TSubmitDesign, Gate: "design_review_required", NextAction: "submit_design_for_review", AllowedTools: []string{toolTransition}},
+		Forward: gateengine.Forward{Transition: TSubmitDesign, Gate: "design_review_required", NextAction: "submit_design_for_review", AllowedTools: []string{toolTransition}},
 		Side:    []string{TAbandon, TMarkFailed},
 	},
 	{
 		Status: DesignReview,
-		Requirements: []Requirement{
-			{Evidence: EvDesignReview, Kind: KindReview, Gate: string(DesignReview), NextAction: "launch_design_reviewer", WaitAction: "wait_for_design_review", AllowedTools: []string{toolReviewReq, toolReviewStatus}},
+		Requirements: []gateengine.Requirement{
+			{Evidence: EvDesignReview, Kind: gateengine.KindReview, Gate: string(DesignReview), NextAction: "launch_design_reviewer", WaitAction: "wait_for_design_review", AllowedTools: []string{toolReviewReq, toolReviewStatus}},
 		},
-		Forward: Forward{Transition: TMarkReadyToRun, Gate: "design_review_passed", NextAction: "mark_ready_to_run", AllowedTools: []string{toolTransition}},
+		Forward: gateengine.Forward{Transition: TMarkReadyToRun, Gate: "design_review_passed", NextAction: "mark_ready_to_run", AllowedTools: []string{toolTransition}},
 		Side:    []string{TAbandon, TMarkFailed},
 	},
 	{
 		Status: ReadyToRun,
-		Requirements: []Requirement{
-			{Evidence: EvDependencies, Kind: KindDependencies, Gate: "dependencies_pending", NextAction: "wait_for_dependencies", AllowedTools: []string{toolStatus},
+		Requirements: []gateengine.Requirement{
+			{Evidence: EvDependencies, Kind: gateengine.KindDependencies, Gate: "dependencies_pending", NextAction: "wait_for_dependencies", AllowedTools: []string{toolStatus},
 				InvalidGate: "dependency_failed", InvalidAction: "abandon_experiment"},
 		},
-		Forward: Forward{Transition: TStartRunning, Gate: "execution_ready", NextAction: "start_running", AllowedTools: append(sandboxTools[:2:2], toolTransition)},
+		Forward: gateengine.Forward{Transition: TStartRunning, Gate: "execution_ready", NextAction: "start_running", AllowedTools: append(sandboxTools[:2:2], toolTransition)},
 		Side:    []string{TAbandon, TMarkFailed},
 	},
 	{
 		Status: Running,
-		Requirements: []Requirement{
-			{Evidence: EvResult, Kind: KindArtifact, Gate: "execution_ready", ActiveGate: "execution_active", ActiveWhen: EvSandboxRunning, NextAction: "run_experiment_and_retain_results", AllowedTools: append(append([]string{}, sandboxTools...), toolArtifact, toolTransition)},
-			{Evidence: EvReport, Kind: KindArtifact, Gate: "results_report_required", NextAction: "write_and_submit_results_report", AllowedTools: []string{toolArtifact}},
-			{Evidence: EvGraph, Kind: KindArtifact, Gate: "logic_graph_required", NextAction: "write_and_submit_logic_graph", AllowedTools: []string{toolArtifact}},
+		Requirements: []gateengine.Requirement{
+			{Evidence: EvResult, Kind: gateengine.KindArtifact, Gate: "execution_ready", ActiveGate: "execution_active", ActiveWhen: EvSandboxRunning, NextAction: "run_experiment_and_retain_results", AllowedTools: append(append([]string{}, sandboxTools...), toolArtifact, toolTransition)},
+			{Evidence: EvReport, Kind: gateengine.KindArtifact, Gate: "results_report_required", NextAction: "write_and_submit_results_report", AllowedTools: []string{toolArtifact}},
+			{Evidence: EvGraph, Kind: gateengine.KindArtifact, Gate: "logic_graph_required", NextAction: "write_and_submit_logic_graph", AllowedTools: []string{toolArtifact}},
 		},
-		Forward: Forward{Transition: TSubmitResults, Gate: "experiment_review_required", NextAction: "submit_results_for_review", AllowedTools: []string{toolTransition}},
+		Forward: gateengine.Forward{Transition: TSubmitResults, Gate: "experiment_review_required", NextAction: "submit_results_for_review", AllowedTools: []string{toolTransition}},
 		Side:    []string{TRetryRunning, TAbandon, TMarkFailed},
 	},
 	{
 		Status: ExperimentReview,
-		Requirements: []Requirement{
-			{Evidence: EvExperimentReview, Kind: KindReview, Gate: string(ExperimentReview), NextAction: "launch_experiment_reviewer", WaitAction: "wait_for_experiment_review", AllowedTools: []string{toolReviewReq, toolReviewStatus}},
+		Requirements: []gateengine.Requirement{
+			{Evidence: EvExperimentReview, Kind: gateengine.KindReview, Gate: string(ExperimentReview), NextAction: "launch_experiment_reviewer", WaitAction: "wait_for_experiment_review", AllowedTools: []string{toolReviewReq, toolReviewStatus}},
 		},
-		Forward: Forward{Transition: TComplete, Gate: "experiment_review_passed", NextAction: "complete_experiment", AllowedTools: []string{toolTransition}},
+		Forward: gateengine.Forward{Transition: TComplete, Gate: "experiment_review_passed", NextAction: "complete_experiment", AllowedTools: []string{toolTransition}},
 		Side:    []string{TAbandon, TMarkFailed},
 	},
 }
 
-// Move is where a transition takes an experiment.
-type Move = gateengine.Move[Status]
-
 // Moves lists every transition.
-var Moves = []Move{
+var Moves = []gateengine.Move[Status]{
 	{Name: TSubmitDesign, To: DesignReview},
 	{Name: TMarkReadyToRun, To: ReadyToRun},
 	{Name: TStartRunning, To: Running},
@@ -155,7 +133,7 @@ var machine = &gateengine.Machine[Status]{Stages: Table, Moves: Moves, Aliases: 
 	TransitionTool: toolTransition, StatusTool: toolStatus}
 
 // StageOf returns the stage of an open status.
-func StageOf(s Status) (Stage, bool) { return machine.StageOf(s) }
+func StageOf(s Status) (gateengine.Stage[Status], bool) { return machine.StageOf(s) }
 
 // MoveOf resolves a transition name or alias.
-func MoveOf(name string) (Move, bool) { return machine.MoveOf(name) }
+func MoveOf(name string) (gateengine.Move[Status], bool) { return machine.MoveOf(name) }

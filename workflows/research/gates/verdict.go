@@ -6,17 +6,15 @@ import (
 	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 )
 
-// Verdicts a reviewer may give.
+// Verdicts a reviewer may give (gateengine's, named here for the api).
 const (
 	VerdictPass         = gateengine.VerdictPass
 	VerdictNeedsChanges = gateengine.VerdictNeedsChanges
 	VerdictFail         = gateengine.VerdictFail
 )
 
-// Route is where a verdict sends the experiment.
-type Route = gateengine.Route[Status]
-
-// VerdictError refuses a verdict or return_to that does not fit the status.
+// VerdictError refuses a verdict or return_to that does not fit the status
+// (named here for the api).
 type VerdictError = gateengine.VerdictError
 
 // rejections are the verdict routes of each review status: design review
@@ -24,11 +22,11 @@ type VerdictError = gateengine.VerdictError
 // attempt) or running (same attempt).
 var rejections = map[Status]gateengine.Rejection[Status]{
 	DesignReview: {
-		Routes: map[string]Route{"": {To: Planned}, string(Planned): {To: Planned}},
+		Routes: map[string]gateengine.Route[Status]{"": {To: Planned}, string(Planned): {To: Planned}},
 		Other:  "a design review can only return to planned",
 	},
 	ExperimentReview: {
-		Routes:  map[string]Route{string(Planned): {To: Planned, NewAttempt: true}, string(Running): {To: Running}},
+		Routes:  map[string]gateengine.Route[Status]{string(Planned): {To: Planned, NewAttempt: true}, string(Running): {To: Running}},
 		Missing: "an experiment review rejection must say return_to planned (new attempt) or running (same attempt)",
 		Other:   "an experiment review can only return to planned or running",
 	},
@@ -36,10 +34,10 @@ var rejections = map[Status]gateengine.Rejection[Status]{
 
 // RouteVerdict decides where verdict with returnTo sends an experiment at
 // a review status.
-func RouteVerdict(status Status, verdict, returnTo string) (Route, error) {
+func RouteVerdict(status Status, verdict, returnTo string) (gateengine.Route[Status], error) {
 	rej, ok := rejections[status]
 	if !ok {
-		return Route{}, &VerdictError{Field: "verdict", Message: fmt.Sprintf("no review is pending at status %s", status)}
+		return gateengine.Route[Status]{}, &VerdictError{Field: "verdict", Message: fmt.Sprintf("no review is pending at status %s", status)}
 	}
 	return gateengine.RouteVerdict(rej, verdict, returnTo)
 }

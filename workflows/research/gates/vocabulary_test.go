@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 )
 
 // The contract's closed lists for an experiment.
@@ -29,20 +31,20 @@ var (
 // walks every row at every level and every forward gate.
 func TestVocabulary_EveryContractGateAndNextActionIsProducedAndNothingElse(t *testing.T) {
 	var gateCodes, nexts []string
-	add := func(d Decision) { gateCodes, nexts = append(gateCodes, d.Gate), append(nexts, d.NextAction) }
+	add := func(d gateengine.Decision) { gateCodes, nexts = append(gateCodes, d.Gate), append(nexts, d.NextAction) }
 	for _, st := range Table {
 		for i, r := range st.Requirements {
-			for _, lv := range []Level{Missing, Invalid, Requested, Started} {
+			for _, lv := range []gateengine.Level{gateengine.Missing, gateengine.Invalid, gateengine.Requested, gateengine.Started} {
 				f := satisfiedBefore(st, i)
 				f[r.Evidence] = lv
 				add(Evaluate(st.Status, f))
-				f[EvSandboxRunning] = Satisfied
+				f[EvSandboxRunning] = gateengine.Satisfied
 				add(Evaluate(st.Status, f))
 			}
 		}
 		add(Evaluate(st.Status, satisfiedBefore(st, len(st.Requirements))))
 	}
-	add(Evaluate(Complete, Facts{}))
+	add(Evaluate(Complete, gateengine.Facts{}))
 	for _, g := range contractGates {
 		if !slices.Contains(gateCodes, g) {
 			t.Errorf("contract gate %s is never produced", g)

@@ -52,8 +52,6 @@ type Template struct {
 	sections []string
 }
 
-const placeholder = "TODO:"
-
 // Templates are the reflection roles' templates; filling one in (replacing
 // every TODO line) passes the role's check.
 var Templates = map[string]Template{
@@ -81,7 +79,7 @@ func Checks(role string) []string {
 		return nil
 	}
 	size := fmt.Sprintf("at most %d bytes", gates.MaxGatedArtifactBytes)
-	todo := "no " + placeholder + " left anywhere"
+	todo := "no " + gates.Placeholder + " left anywhere"
 	switch role {
 	case string(EvProjectGraph):
 		return append(gates.Checks("graph"), todo)
@@ -95,15 +93,7 @@ func Checks(role string) []string {
 			"each follow-up name unique, folder-safe (3–48 of a-z 0-9 . _ -, starting with a letter or digit) and not the name of an experiment of the project",
 			"depends_on lists only ids of this wave's corpus experiments", todo, size}
 	}
-	return []string{"markdown with the sections " + headings(t.sections) + ", each with a non-empty body", todo, size}
-}
-
-func headings(sections []string) string {
-	out := make([]string, len(sections))
-	for i, s := range sections {
-		out[i] = "\"## " + s + "\""
-	}
-	return strings.Join(out, ", ")
+	return []string{"markdown with the sections " + gates.Headings(t.sections) + ", each with a non-empty body", todo, size}
 }
 
 // keys are the non-empty keys of set, sorted.
@@ -210,44 +200,9 @@ func CheckArtifact(role string, content []byte) []string {
 	case string(EvChangeSpec):
 		_, p = ParseChangeSpec(content)
 	default:
-		p = checkSections(string(content), t.sections)
+		p = gates.CheckSections(string(content), t.sections)
 	}
-	if strings.Contains(string(content), placeholder) {
-		p = append(p, "a TODO: placeholder is left unfilled")
-	}
-	return p
-}
-
-// checkSections wants every "## <section>" heading with a non-empty body.
-func checkSections(text string, sections []string) []string {
-	bodies := sectionBodies(text)
-	var p []string
-	for _, s := range sections {
-		body, ok := bodies[strings.ToLower(s)]
-		switch {
-		case !ok:
-			p = append(p, "missing section ## "+s)
-		case strings.TrimSpace(body) == "":
-			p = append(p, "section ## "+s+" is empty")
-		}
-	}
-	return p
-}
-
-func sectionBodies(text string) map[string]string {
-	bodies := map[string]string{}
-	cur := ""
-	for _, line := range strings.Split(text, "\n") {
-		if h, ok := strings.CutPrefix(strings.TrimSpace(line), "## "); ok {
-			cur = strings.ToLower(strings.TrimSpace(h))
-			bodies[cur] += ""
-			continue
-		}
-		if cur != "" {
-			bodies[cur] += line + "\n"
-		}
-	}
-	return bodies
+	return gates.AppendUnfilled(p, string(content))
 }
 
 // TLDR is a one-paragraph summary of an artifact for reflection.get: a
@@ -263,7 +218,7 @@ func TLDR(role string, content []byte) string {
 		_ = json.Unmarshal(content, &g)
 		out = fmt.Sprintf("logic graph of %d nodes and %d edges", len(g.Nodes), len(g.Edges))
 	default:
-		b := sectionBodies(string(content))
+		b := gates.SectionBodies(string(content))
 		out = strings.TrimSpace(b["tldr"])
 		if out == "" {
 			out = strings.TrimSpace(b["summary"])
@@ -278,5 +233,5 @@ func TLDR(role string, content []byte) string {
 // FilledTemplate returns a template with its placeholders replaced: what a
 // diligent agent would upload. Tests use it.
 func FilledTemplate(role string) string {
-	return strings.ReplaceAll(Templates[role].Text, placeholder, "Filled:")
+	return strings.ReplaceAll(Templates[role].Text, gates.Placeholder, "Filled:")
 }

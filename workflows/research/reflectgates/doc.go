@@ -5,5 +5,5 @@
 // next action and allowed tools shown while it is unmet, plus the status's
 // forward transition once all are met. Evaluate walks the table; Check
 // decides whether a transition may run; RouteVerdict sends a reviewer's
-// verdict. It is pure (no I/O, no Temporal) and shares gates' result types.
+// verdict. It is pure (no I/O, no Temporal) and shares gateengine's result types.
 package reflectgates

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gatehouse/gatehouse/workflows/research/gates"
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 )
 
-func satisfiedBefore(st Stage, i int) gates.Facts {
-	f := gates.Facts{}
+func satisfiedBefore(st gateengine.Stage[Status], i int) gateengine.Facts {
+	f := gateengine.Facts{}
 	for _, r := range st.Requirements[:i] {
-		f[r.Evidence] = gates.Satisfied
+		f[r.Evidence] = gateengine.Satisfied
 	}
 	return f
 }
@@ -21,23 +21,23 @@ func satisfiedBefore(st Stage, i int) gates.Facts {
 func TestTable_EveryRequirementNamesItsGateInOrder(t *testing.T) {
 	for _, st := range Table {
 		for i, r := range st.Requirements {
-			for _, lv := range []gates.Level{gates.Missing, gates.Invalid, gates.Requested, gates.Started} {
+			for _, lv := range []gateengine.Level{gateengine.Missing, gateengine.Invalid, gateengine.Requested, gateengine.Started} {
 				t.Run(fmt.Sprintf("%s/%s/%d", st.Status, r.Evidence, lv), func(t *testing.T) {
 					f := satisfiedBefore(st, i)
 					f[r.Evidence] = lv
 					d := Evaluate(st.Status, f)
 					wantGate, wantNext := r.Gate, r.NextAction
 					switch {
-					case (r.Kind == KindArtifact || r.Kind == KindLenses) && lv == gates.Invalid:
+					case (r.Kind == gateengine.KindArtifact || r.Kind == gateengine.KindLenses) && lv == gateengine.Invalid:
 						wantGate, wantNext = string(r.Evidence)+"_invalid", "fix_"+string(r.Evidence)+"_artifact"
-					case r.Kind == KindReview && lv == gates.Started:
+					case r.Kind == gateengine.KindReview && lv == gateengine.Started:
 						wantNext = r.WaitAction
-					case r.Kind == KindAdvance && lv == gates.Invalid:
+					case r.Kind == gateengine.KindAdvance && lv == gateengine.Invalid:
 						wantGate, wantNext = r.InvalidGate, r.InvalidAction
-					case r.Kind == KindAdvance && lv == gates.Requested:
+					case r.Kind == gateengine.KindAdvance && lv == gateengine.Requested:
 						wantNext = r.WaitAction
 					}
-					if r.Kind == KindReview && r.RequestedGate != "" && (lv == gates.Requested || lv == gates.Started) {
+					if r.Kind == gateengine.KindReview && r.RequestedGate != "" && (lv == gateengine.Requested || lv == gateengine.Started) {
 						wantGate = r.RequestedGate
 					}
 					if d.Gate != wantGate || d.NextAction != wantNext {
@@ -46,11 +46,11 @@ func TestTable_EveryRequirementNamesItsGateInOrder(t *testing.T) {
 					if d.MissingEvidence[0] != string(r.Evidence) {
 						t.Fatalf("missing_evidence = %v", d.MissingEvidence)
 					}
-					var be *gates.BlockedError
+					var be *gateengine.BlockedError
 					if _, err := Check(st.Status, f, st.Forward.Transition); !errors.As(err, &be) || be.Gate != wantGate {
 						t.Fatalf("forward %s not blocked at %s: %v", st.Forward.Transition, wantGate, err)
 					}
-					locked := r.LocksSide && lv == gates.Requested
+					locked := r.LocksSide && lv == gateengine.Requested
 					for _, side := range st.Side {
 						_, err := Check(st.Status, f, side)
 						if locked != (err != nil) {
@@ -62,7 +62,7 @@ func TestTable_EveryRequirementNamesItsGateInOrder(t *testing.T) {
 							t.Fatalf("allowed_actions %v lacks %s", d.AllowedTools, tool)
 						}
 					}
-					if r.Kind == KindLenses || r.Kind == KindArtifact {
+					if r.Kind == gateengine.KindLenses || r.Kind == gateengine.KindArtifact {
 						if d.ArtifactRole != string(r.Evidence) {
 							t.Fatalf("artifact role %q", d.ArtifactRole)
 						}
@@ -98,7 +98,7 @@ func TestTable_AllRequirementsMetOpensForward(t *testing.T) {
 func TestTable_BoundAdvanceLocksAbandon(t *testing.T) {
 	st, _ := StageOf(Consolidating)
 	f := satisfiedBefore(st, len(st.Requirements))
-	var be *gates.BlockedError
+	var be *gateengine.BlockedError
 	if _, err := Check(Consolidating, f, TAbandon); !errors.As(err, &be) || be.BlockedActions[0].Reason != "central_advance_in_flight" {
 		t.Fatalf("abandon after a bound advance: %v", err)
 	}
@@ -109,21 +109,21 @@ func TestTable_PathsWalkTheContractGates(t *testing.T) {
 	var seen []string
 	walk := []struct {
 		s Status
-		f gates.Facts
+		f gateengine.Facts
 	}{
-		{Reflecting, gates.Facts{}},
-		{Reflecting, gates.Facts{EvLensDocs: gates.Satisfied}},
-		{Synthesizing, gates.Facts{}},
-		{Synthesizing, gates.Facts{EvProjectGraph: gates.Satisfied}},
-		{Synthesizing, gates.Facts{EvProjectGraph: gates.Satisfied, EvReflectionDoc: gates.Satisfied}},
-		{Synthesizing, gates.Facts{EvProjectGraph: gates.Satisfied, EvReflectionDoc: gates.Satisfied, EvChangeSpec: gates.Satisfied}},
-		{ReflectionReview, gates.Facts{}},
-		{ReflectionReview, gates.Facts{EvReflectionReview: gates.Satisfied}},
-		{Consolidating, gates.Facts{}},
-		{Consolidating, gates.Facts{EvProposal: gates.Satisfied}},
-		{Consolidating, gates.Facts{EvProposal: gates.Satisfied, EvConsolidationReview: gates.Requested}},
-		{Consolidating, gates.Facts{EvProposal: gates.Satisfied, EvConsolidationReview: gates.Satisfied}},
-		{Published, gates.Facts{}},
+		{Reflecting, gateengine.Facts{}},
+		{Reflecting, gateengine.Facts{EvLensDocs: gateengine.Satisfied}},
+		{Synthesizing, gateengine.Facts{}},
+		{Synthesizing, gateengine.Facts{EvProjectGraph: gateengine.Satisfied}},
+		{Synthesizing, gateengine.Facts{EvProjectGraph: gateengine.Satisfied, EvReflectionDoc: gateengine.Satisfied}},
+		{Synthesizing, gateengine.Facts{EvProjectGraph: gateengine.Satisfied, EvReflectionDoc: gateengine.Satisfied, EvChangeSpec: gateengine.Satisfied}},
+		{ReflectionReview, gateengine.Facts{}},
+		{ReflectionReview, gateengine.Facts{EvReflectionReview: gateengine.Satisfied}},
+		{Consolidating, gateengine.Facts{}},
+		{Consolidating, gateengine.Facts{EvProposal: gateengine.Satisfied}},
+		{Consolidating, gateengine.Facts{EvProposal: gateengine.Satisfied, EvConsolidationReview: gateengine.Requested}},
+		{Consolidating, gateengine.Facts{EvProposal: gateengine.Satisfied, EvConsolidationReview: gateengine.Satisfied}},
+		{Published, gateengine.Facts{}},
 	}
 	for _, w := range walk {
 		seen = append(seen, Evaluate(w.s, w.f).Gate)
@@ -138,17 +138,17 @@ func TestTable_PathsWalkTheContractGates(t *testing.T) {
 
 func TestTable_TerminalStatusesAllowNothing(t *testing.T) {
 	for _, s := range []Status{Published, Abandoned} {
-		d := Evaluate(s, gates.Facts{})
+		d := Evaluate(s, gateengine.Facts{})
 		if d.Gate != "terminal" || d.NextAction != "none" || len(d.AllowedTools) != 0 {
 			t.Errorf("%s: %+v", s, d)
 		}
 		for _, m := range Moves {
-			if _, err := Check(s, gates.Facts{}, m.Name); err == nil {
+			if _, err := Check(s, gateengine.Facts{}, m.Name); err == nil {
 				t.Errorf("%s: %s allowed", s, m.Name)
 			}
 		}
 	}
-	if _, err := Check(Reflecting, gates.Facts{}, "fly"); err == nil {
+	if _, err := Check(Reflecting, gateengine.Facts{}, "fly"); err == nil {
 		t.Error("unknown transition accepted")
 	}
 }
@@ -156,29 +156,29 @@ func TestTable_TerminalStatusesAllowNothing(t *testing.T) {
 func TestRouteVerdict_EveryCase(t *testing.T) {
 	cases := []struct {
 		kind, verdict, to string
-		want              Route
+		want              gateengine.Route[Status]
 		errField          string
 	}{
-		{"reflection", "pass", "", Route{}, ""},
-		{"reflection", "pass", "synthesizing", Route{}, "return_to"},
-		{"reflection", "needs_changes", "synthesizing", Route{Moves: true, To: Synthesizing}, ""},
-		{"reflection", "fail", "synthesizing", Route{Moves: true, To: Synthesizing}, ""},
-		{"reflection", "needs_changes", "reflecting", Route{Moves: true, To: Reflecting, NewAttempt: true}, ""},
-		{"reflection", "fail", "reflecting", Route{Moves: true, To: Reflecting, NewAttempt: true}, ""},
-		{"reflection", "needs_changes", "", Route{}, "return_to"},
-		{"reflection", "needs_changes", "consolidating", Route{}, "return_to"},
-		{"reflection", "needs_changes", "planned", Route{}, "return_to"},
-		{"consolidation", "pass", "", Route{}, ""},
-		{"consolidation", "needs_changes", "", Route{Moves: true, To: Consolidating, NewRevision: true}, ""},
-		{"consolidation", "fail", "consolidating", Route{Moves: true, To: Consolidating, NewRevision: true}, ""},
-		{"consolidation", "needs_changes", "synthesizing", Route{}, "return_to"},
-		{"consolidation", "needs_changes", "reflecting", Route{}, "return_to"},
-		{"consolidation", "maybe", "", Route{}, "verdict"},
-		{"design", "pass", "", Route{}, "verdict"},
+		{"reflection", "pass", "", gateengine.Route[Status]{}, ""},
+		{"reflection", "pass", "synthesizing", gateengine.Route[Status]{}, "return_to"},
+		{"reflection", "needs_changes", "synthesizing", gateengine.Route[Status]{Moves: true, To: Synthesizing}, ""},
+		{"reflection", "fail", "synthesizing", gateengine.Route[Status]{Moves: true, To: Synthesizing}, ""},
+		{"reflection", "needs_changes", "reflecting", gateengine.Route[Status]{Moves: true, To: Reflecting, NewAttempt: true}, ""},
+		{"reflection", "fail", "reflecting", gateengine.Route[Status]{Moves: true, To: Reflecting, NewAttempt: true}, ""},
+		{"reflection", "needs_changes", "", gateengine.Route[Status]{}, "return_to"},
+		{"reflection", "needs_changes", "consolidating", gateengine.Route[Status]{}, "return_to"},
+		{"reflection", "needs_changes", "planned", gateengine.Route[Status]{}, "return_to"},
+		{"consolidation", "pass", "", gateengine.Route[Status]{}, ""},
+		{"consolidation", "needs_changes", "", gateengine.Route[Status]{Moves: true, To: Consolidating, NewRevision: true}, ""},
+		{"consolidation", "fail", "consolidating", gateengine.Route[Status]{Moves: true, To: Consolidating, NewRevision: true}, ""},
+		{"consolidation", "needs_changes", "synthesizing", gateengine.Route[Status]{}, "return_to"},
+		{"consolidation", "needs_changes", "reflecting", gateengine.Route[Status]{}, "return_to"},
+		{"consolidation", "maybe", "", gateengine.Route[Status]{}, "verdict"},
+		{"design", "pass", "", gateengine.Route[Status]{}, "verdict"},
 	}
 	for _, c := range cases {
 		got, err := RouteVerdict(c.kind, c.verdict, c.to)
-		var ve *gates.VerdictError
+		var ve *gateengine.VerdictError
 		if c.errField != "" {
 			if !errors.As(err, &ve) || ve.Field != c.errField {
 				t.Errorf("%+v: err %v, want field %s", c, err, c.errField)

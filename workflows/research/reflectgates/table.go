@@ -1,9 +1,6 @@
 package reflectgates
 
-import (
-	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
-	"github.com/gatehouse/gatehouse/workflows/research/gates"
-)
+import "github.com/gatehouse/gatehouse/workflows/research/gateengine"
 
 // Status is a reflection wave's lifecycle status.
 type Status string
@@ -23,36 +20,15 @@ func (s Status) Terminal() bool { return s == Published || s == Abandoned }
 
 // Evidence a reflection's gates check (artifact evidence is named by role).
 const (
-	EvLensDocs            gates.Evidence = "reflection_lens_doc"
-	EvProjectGraph        gates.Evidence = "project_graph"
-	EvReflectionDoc       gates.Evidence = "reflection_doc"
-	EvChangeSpec          gates.Evidence = "change_spec"
-	EvReflectionReview    gates.Evidence = "reflection_review"
-	EvProposal            gates.Evidence = "consolidation_proposal"
-	EvConsolidationReview gates.Evidence = "consolidation_review"
-	EvCentralAdvance      gates.Evidence = "central_advance"
+	EvLensDocs            gateengine.Evidence = "reflection_lens_doc"
+	EvProjectGraph        gateengine.Evidence = "project_graph"
+	EvReflectionDoc       gateengine.Evidence = "reflection_doc"
+	EvChangeSpec          gateengine.Evidence = "change_spec"
+	EvReflectionReview    gateengine.Evidence = "reflection_review"
+	EvProposal            gateengine.Evidence = "consolidation_proposal"
+	EvConsolidationReview gateengine.Evidence = "consolidation_review"
+	EvCentralAdvance      gateengine.Evidence = "central_advance"
 )
-
-// Kind says how a requirement's evidence is judged and reported.
-type Kind = gateengine.Kind
-
-// The kinds of a reflection's requirements.
-const (
-	KindLenses   = gateengine.KindLenses
-	KindArtifact = gateengine.KindArtifact
-	KindReview   = gateengine.KindReview
-	KindProposal = gateengine.KindProposal
-	KindAdvance  = gateengine.KindAdvance
-)
-
-// Requirement is one row of a status (see gateengine.Requirement).
-type Requirement = gateengine.Requirement
-
-// Forward is what a status offers once every requirement is satisfied.
-type Forward = gateengine.Forward
-
-// Stage is one open status of the machine.
-type Stage = gateengine.Stage[Status]
 
 // Transition names (the reflection.transition argument).
 const (
@@ -73,55 +49,52 @@ const (
 )
 
 // Table is the reflection gate machine. Adding a gate is adding a row.
-var Table = []Stage{
+var Table = []gateengine.Stage[Status]{
 	{
 		Status: Reflecting,
-		Requirements: []Requirement{
-			{Evidence: EvLensDocs, Kind: KindLenses, Gate: "reflection_roster_incomplete", NextAction: "fan_out_reflection_subagents", AllowedTools: []string{toolGet, toolArtifact}},
+		Requirements: []gateengine.Requirement{
+			{Evidence: EvLensDocs, Kind: gateengine.KindLenses, Gate: "reflection_roster_incomplete", NextAction: "fan_out_reflection_subagents", AllowedTools: []string{toolGet, toolArtifact}},
 		},
-		Forward: Forward{Transition: TSubmitReflections, Gate: "reflections_complete", NextAction: "submit_reflections", AllowedTools: []string{toolTransition}},
+		Forward: gateengine.Forward{Transition: TSubmitReflections, Gate: "reflections_complete", NextAction: "submit_reflections", AllowedTools: []string{toolTransition}},
 		Side:    []string{TAbandon},
 	},
 	{
 		Status: Synthesizing,
-		Requirements: []Requirement{
-			{Evidence: EvProjectGraph, Kind: KindArtifact, Gate: "project_graph_required", NextAction: "update_and_submit_project_graph", AllowedTools: []string{toolGet, toolArtifact}},
-			{Evidence: EvReflectionDoc, Kind: KindArtifact, Gate: "reflection_doc_required", NextAction: "write_and_submit_reflection_doc", AllowedTools: []string{toolGet, toolArtifact}},
-			{Evidence: EvChangeSpec, Kind: KindArtifact, Gate: "change_spec_required", NextAction: "write_and_submit_change_spec", AllowedTools: []string{toolGet, toolArtifact}},
+		Requirements: []gateengine.Requirement{
+			{Evidence: EvProjectGraph, Kind: gateengine.KindArtifact, Gate: "project_graph_required", NextAction: "update_and_submit_project_graph", AllowedTools: []string{toolGet, toolArtifact}},
+			{Evidence: EvReflectionDoc, Kind: gateengine.KindArtifact, Gate: "reflection_doc_required", NextAction: "write_and_submit_reflection_doc", AllowedTools: []string{toolGet, toolArtifact}},
+			{Evidence: EvChangeSpec, Kind: gateengine.KindArtifact, Gate: "change_spec_required", NextAction: "write_and_submit_change_spec", AllowedTools: []string{toolGet, toolArtifact}},
 		},
-		Forward: Forward{Transition: TSubmitReflectionArtifacts, Gate: "reflection_review_required", NextAction: "submit_reflection_artifacts", AllowedTools: []string{toolTransition}},
+		Forward: gateengine.Forward{Transition: TSubmitReflectionArtifacts, Gate: "reflection_review_required", NextAction: "submit_reflection_artifacts", AllowedTools: []string{toolTransition}},
 		Side:    []string{TAbandon},
 	},
 	{
 		Status: ReflectionReview,
-		Requirements: []Requirement{
-			{Evidence: EvReflectionReview, Kind: KindReview, Gate: string(ReflectionReview), NextAction: "launch_reflection_reviewer", WaitAction: "wait_for_reflection_review", AllowedTools: []string{toolReviewReq, toolReviewStatus}},
+		Requirements: []gateengine.Requirement{
+			{Evidence: EvReflectionReview, Kind: gateengine.KindReview, Gate: string(ReflectionReview), NextAction: "launch_reflection_reviewer", WaitAction: "wait_for_reflection_review", AllowedTools: []string{toolReviewReq, toolReviewStatus}},
 		},
-		Forward: Forward{Transition: TBeginConsolidation, Gate: "reflection_review_passed", NextAction: "begin_consolidation", AllowedTools: []string{toolTransition}},
+		Forward: gateengine.Forward{Transition: TBeginConsolidation, Gate: "reflection_review_passed", NextAction: "begin_consolidation", AllowedTools: []string{toolTransition}},
 		Side:    []string{TAbandon},
 	},
 	{
 		Status: Consolidating,
-		Requirements: []Requirement{
-			{Evidence: EvProposal, Kind: KindProposal, Gate: "consolidation_proposal_required", NextAction: "submit_consolidation_proposal", AllowedTools: []string{toolConsGet, toolConsSubmit}},
-			{Evidence: EvConsolidationReview, Kind: KindReview, Gate: "consolidation_review_required", RequestedGate: "consolidating", NextAction: "launch_consolidation_reviewer", WaitAction: "wait_for_consolidation_review", AllowedTools: []string{toolReviewReq, toolReviewStatus}},
+		Requirements: []gateengine.Requirement{
+			{Evidence: EvProposal, Kind: gateengine.KindProposal, Gate: "consolidation_proposal_required", NextAction: "submit_consolidation_proposal", AllowedTools: []string{toolConsGet, toolConsSubmit}},
+			{Evidence: EvConsolidationReview, Kind: gateengine.KindReview, Gate: "consolidation_review_required", RequestedGate: "consolidating", NextAction: "launch_consolidation_reviewer", WaitAction: "wait_for_consolidation_review", AllowedTools: []string{toolReviewReq, toolReviewStatus}},
 			// advance_central while the advance is due (the workflow runs it by
 			// itself), wait_for_central_advance once it is intended.
-			{Evidence: EvCentralAdvance, Kind: KindAdvance, Gate: "central_advance_required", NextAction: "advance_central", WaitAction: "wait_for_central_advance", AllowedTools: []string{},
+			{Evidence: EvCentralAdvance, Kind: gateengine.KindAdvance, Gate: "central_advance_required", NextAction: "advance_central", WaitAction: "wait_for_central_advance", AllowedTools: []string{},
 				InvalidGate: "consolidation_proposal_required", InvalidAction: "submit_consolidation_proposal", LocksSide: true},
 		},
 		// The workflow publishes by itself once the advance is bound (the
 		// runner's publish); the publish transition asks for it explicitly.
-		Forward: Forward{Transition: TPublish, Gate: "consolidation_review_passed", NextAction: "wait_for_runner_publish", AllowedTools: []string{toolTransition}},
+		Forward: gateengine.Forward{Transition: TPublish, Gate: "consolidation_review_passed", NextAction: "wait_for_runner_publish", AllowedTools: []string{toolTransition}},
 		Side:    []string{TAbandon},
 	},
 }
 
-// Move is where a transition takes a reflection.
-type Move = gateengine.Move[Status]
-
 // Moves lists every transition.
-var Moves = []Move{
+var Moves = []gateengine.Move[Status]{
 	{Name: TSubmitReflections, To: Synthesizing},
 	{Name: TSubmitReflectionArtifacts, To: ReflectionReview},
 	{Name: TBeginConsolidation, To: Consolidating},
@@ -133,7 +106,7 @@ var Moves = []Move{
 // the evidence it satisfies.
 var ReviewKinds = map[Status]struct {
 	Kind     string
-	Evidence gates.Evidence
+	Evidence gateengine.Evidence
 }{
 	ReflectionReview: {"reflection", EvReflectionReview},
 	Consolidating:    {"consolidation", EvConsolidationReview},
@@ -144,7 +117,7 @@ var machine = &gateengine.Machine[Status]{Noun: "reflection", Stages: Table, Mov
 	TransitionTool: toolTransition, StatusTool: toolStatus}
 
 // StageOf returns the stage of an open status.
-func StageOf(s Status) (Stage, bool) { return machine.StageOf(s) }
+func StageOf(s Status) (gateengine.Stage[Status], bool) { return machine.StageOf(s) }
 
 // MoveOf resolves a transition name.
-func MoveOf(name string) (Move, bool) { return machine.MoveOf(name) }
+func MoveOf(name string) (gateengine.Move[Status], bool) { return machine.MoveOf(name) }

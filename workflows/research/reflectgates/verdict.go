@@ -4,13 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
-	"github.com/gatehouse/gatehouse/workflows/research/gates"
 )
-
-// Route is where a verdict sends the reflection. Moves is false for a
-// pass: the producer still calls the transition (or, for a consolidation
-// review, the central advance starts); NewAttempt redoes every lens.
-type Route = gateengine.Route[Status]
 
 // rejections are the verdict routes of each review kind. A reflection
 // review rejection must say synthesizing (same attempt, lens docs kept) or
@@ -18,22 +12,22 @@ type Route = gateengine.Route[Status]
 // return to consolidating, which opens a new proposal revision.
 var rejections = map[string]gateengine.Rejection[Status]{
 	"reflection": {
-		Routes:  map[string]Route{string(Synthesizing): {To: Synthesizing}, string(Reflecting): {To: Reflecting, NewAttempt: true}},
+		Routes:  map[string]gateengine.Route[Status]{string(Synthesizing): {To: Synthesizing}, string(Reflecting): {To: Reflecting, NewAttempt: true}},
 		Missing: "a reflection review rejection must say return_to synthesizing (same attempt) or reflecting (new attempt)",
 		Other:   "a reflection review can only return to synthesizing or reflecting",
 	},
 	"consolidation": {
-		Routes: map[string]Route{"": {To: Consolidating, NewRevision: true}, string(Consolidating): {To: Consolidating, NewRevision: true}},
+		Routes: map[string]gateengine.Route[Status]{"": {To: Consolidating, NewRevision: true}, string(Consolidating): {To: Consolidating, NewRevision: true}},
 		Other:  "a consolidation review can only return to consolidating",
 	},
 }
 
 // RouteVerdict decides where verdict with returnTo sends a reflection whose
 // review of kind ("reflection" or "consolidation") is pending.
-func RouteVerdict(kind, verdict, returnTo string) (Route, error) {
+func RouteVerdict(kind, verdict, returnTo string) (gateengine.Route[Status], error) {
 	rej, ok := rejections[kind]
 	if !ok {
-		return Route{}, &gates.VerdictError{Field: "verdict", Message: fmt.Sprintf("no reflection review of kind %q", kind)}
+		return gateengine.Route[Status]{}, &gateengine.VerdictError{Field: "verdict", Message: fmt.Sprintf("no reflection review of kind %q", kind)}
 	}
 	return gateengine.RouteVerdict(rej, verdict, returnTo)
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gatehouse/gatehouse/workflows/research/gates"
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 )
 
 // The contract's closed lists for a reflection wave.
@@ -26,12 +26,12 @@ var (
 // produced walks every row of the table at every level and every
 // forward gate, collecting the gate codes and next actions it emits.
 func produced() (gateCodes, nexts []string) {
-	add := func(d gates.Decision) {
+	add := func(d gateengine.Decision) {
 		gateCodes, nexts = append(gateCodes, d.Gate), append(nexts, d.NextAction)
 	}
 	for _, st := range Table {
 		for i, r := range st.Requirements {
-			for _, lv := range []gates.Level{gates.Missing, gates.Invalid, gates.Requested, gates.Started} {
+			for _, lv := range []gateengine.Level{gateengine.Missing, gateengine.Invalid, gateengine.Requested, gateengine.Started} {
 				f := satisfiedBefore(st, i)
 				f[r.Evidence] = lv
 				add(Evaluate(st.Status, f))
