@@ -46,6 +46,9 @@ func newCPUMeter(p *prodlike.Stack) *cpuMeter {
 // set it also profiles the Temporal server for temporalProfileSeconds
 // into <dir>/temporal.<phase>.cpu.
 func (m *cpuMeter) begin(phase string) {
+	if m == nil {
+		return
+	}
 	if dir := os.Getenv(benchProfileDirEnv); dir != "" && m.pprof != "" {
 		go fetchProfile("http://"+m.pprof+"/debug/pprof/profile?seconds="+strconv.Itoa(temporalProfileSeconds),
 			filepath.Join(dir, "temporal."+phase+".cpu"))
@@ -57,7 +60,11 @@ func (m *cpuMeter) begin(phase string) {
 }
 
 // report adds each group's CPU milliseconds per call since begin.
-func (m *cpuMeter) report(b *testing.B, calls int) {
+func (m *cpuMeter) report(b *testing.B, calls int) { m.reportAs(b, calls, "cpu-ms/op-") }
+
+// reportAs is report with the metrics' unit prefix (one per phase when a
+// benchmark meters several).
+func (m *cpuMeter) reportAs(b *testing.B, calls int, unit string) {
 	if m == nil || calls == 0 {
 		return
 	}
@@ -65,9 +72,9 @@ func (m *cpuMeter) report(b *testing.B, calls int) {
 	for name, pids := range m.groups {
 		ms := (cpuSeconds(pids()) - m.start[name]) * 1000 / float64(calls)
 		total += ms
-		b.ReportMetric(ms, "cpu-ms/op-"+name)
+		b.ReportMetric(ms, unit+name)
 	}
-	b.ReportMetric(total, "cpu-ms/op-total")
+	b.ReportMetric(total, unit+"total")
 }
 
 // cpuSeconds is the user + system time of the processes (a process that
@@ -133,4 +140,10 @@ func fetchProfile(url, path string) {
 	if err == nil && resp.StatusCode == http.StatusOK {
 		_ = os.WriteFile(path, raw, 0o600)
 	}
+}
+
+// newSelfAndPostgresCPUMeter meters this process and PostgreSQL: the
+// plain lease server runs in this process.
+func newSelfAndPostgresCPUMeter() *cpuMeter {
+	return &cpuMeter{groups: map[string]func() []int{"bench": func() []int { return []int{os.Getpid()} }, "postgres": postgresPids}}
 }

@@ -52,7 +52,7 @@ func (l latencies) report(b *testing.B) {
 //
 //	go test -run '^$' -bench FlyLab_ToolCall -benchtime 200x ./internal/e2e/
 func BenchmarkFlyLab_ToolCall(b *testing.B) {
-	benchFlyLabToolCall(b, StartStack(b, StackOptions{}), newSelfCPUMeter())
+	benchFlyLabToolCall(b, StartStack(b, StackOptions{}), newSelfCPUMeter(), nil)
 }
 
 // BenchmarkProductionTopology_FlyLabToolCall is BenchmarkFlyLab_ToolCall
@@ -63,10 +63,10 @@ func BenchmarkFlyLab_ToolCall(b *testing.B) {
 //	go test -run '^$' -bench ProductionTopology_FlyLab -benchtime 200x ./internal/e2e/
 func BenchmarkProductionTopology_FlyLabToolCall(b *testing.B) {
 	p := startProdStack(b)
-	benchFlyLabToolCall(b, p.Stack, newCPUMeter(p.Prod))
+	benchFlyLabToolCall(b, p.Stack, newCPUMeter(p.Prod), newCommitMeter(b, p.Prod.DatabasePrefix))
 }
 
-func benchFlyLabToolCall(b *testing.B, s *Stack, cpu *cpuMeter) {
+func benchFlyLabToolCall(b *testing.B, s *Stack, cpu *cpuMeter, commits *commitMeter) {
 	ctx := context.Background()
 	cl := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	sess, err := cl.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.APIURL + "/mcp/flylab",
@@ -87,6 +87,7 @@ func benchFlyLabToolCall(b *testing.B, s *Stack, cpu *cpuMeter) {
 		// ratio compares like with like on a machine whose load changes.
 		var l, floor latencies
 		defer profilePhase(b, "find")()
+		commits.begin()
 		cpu.begin("find")
 		for b.Loop() {
 			start := time.Now()
@@ -104,6 +105,7 @@ func benchFlyLabToolCall(b *testing.B, s *Stack, cpu *cpuMeter) {
 			floor = append(floor, time.Since(start))
 		}
 		cpu.report(b, len(l))
+		commits.report(b, len(l))
 		l.report(b)
 		if f := floor.p50(); f > 0 {
 			b.ReportMetric(float64(l.p50())/float64(f), "x-in-process")
@@ -112,6 +114,7 @@ func benchFlyLabToolCall(b *testing.B, s *Stack, cpu *cpuMeter) {
 	b.Run("inspect_via_mcp", func(b *testing.B) {
 		var l latencies
 		defer profilePhase(b, "inspect")()
+		commits.begin()
 		cpu.begin("inspect")
 		for b.Loop() {
 			start := time.Now()
@@ -121,11 +124,13 @@ func benchFlyLabToolCall(b *testing.B, s *Stack, cpu *cpuMeter) {
 			l = append(l, time.Since(start))
 		}
 		cpu.report(b, len(l))
+		commits.report(b, len(l))
 		l.report(b)
 	})
 	b.Run("idle_20ms", func(b *testing.B) {
 		// The stack's own background work (pollers, schedules) in the
 		// time of one call, to subtract from the figures above.
+		commits.begin()
 		cpu.begin("idle")
 		n := 0
 		for b.Loop() {
@@ -133,6 +138,7 @@ func benchFlyLabToolCall(b *testing.B, s *Stack, cpu *cpuMeter) {
 			n++
 		}
 		cpu.report(b, n)
+		commits.report(b, n)
 	})
 	b.Run("search_in_process", func(b *testing.B) {
 		var l latencies

@@ -31,6 +31,8 @@ type leaser struct {
 	claimToken      string
 	hbPath          func(l lease) string
 	hc              *http.Client
+	// cpu, when set, meters each phase's CPU per request by process.
+	cpu *cpuMeter
 }
 
 // BenchmarkFlywheelVsSkipLocked leases N rollouts and heartbeats each twice,
@@ -82,6 +84,7 @@ func runLeaseBench(b *testing.B, q leaser, n int) []lease {
 	b.ResetTimer()
 	var leased []lease
 	stopClaims := profilePhase(b, "claims")
+	q.cpu.begin("claims")
 	start := time.Now()
 	for len(leased) < n {
 		var c struct {
@@ -102,6 +105,7 @@ func runLeaseBench(b *testing.B, q leaser, n int) []lease {
 		}
 	}
 	b.ReportMetric(float64(len(leased))/time.Since(start).Seconds(), "claims/s")
+	q.cpu.reportAs(b, len(leased), "claim-cpu-ms-")
 	stopClaims()
 	seen := make(map[string]bool, len(leased))
 	for _, l := range leased {
@@ -116,7 +120,9 @@ func runLeaseBench(b *testing.B, q leaser, n int) []lease {
 	stopProfile := profileHeartbeats(b)
 	stopPhase := profilePhase(b, "heartbeats")
 	cold := q.heartbeatRound(b, leased)
+	q.cpu.begin("heartbeats")
 	warm := q.heartbeatRound(b, leased)
+	q.cpu.reportAs(b, len(warm), "hb-cpu-ms-")
 	stopProfile()
 	stopPhase()
 	b.StopTimer()

@@ -19,7 +19,8 @@ func BenchmarkProductionTopology_FlywheelVsSkipLocked(b *testing.B) {
 	for _, n := range []int{2000} {
 		b.Run(fmt.Sprintf("pg-skiplocked/n=%d", n), func(b *testing.B) {
 			srv := startSkipLockedQueue(b, n)
-			runLeaseBench(b, leaser{base: srv.URL, claimPath: "/claim", hbPath: func(l lease) string { return "/heartbeat/" + l.ID }}, n)
+			runLeaseBench(b, leaser{base: srv.URL, claimPath: "/claim", hbPath: func(l lease) string { return "/heartbeat/" + l.ID },
+				cpu: newSelfAndPostgresCPUMeter()}, n)
 		})
 		b.Run(fmt.Sprintf("gatehouse-prod/n=%d", n), func(b *testing.B) {
 			// Production's pool sizing (the chart's defaults), not the
@@ -27,7 +28,7 @@ func BenchmarkProductionTopology_FlywheelVsSkipLocked(b *testing.B) {
 			p := startProdStack(b, "GATEHOUSE_DATABASE_MAX_CONNS=16", "GATEHOUSE_DATABASE_MAX_IDLE_CONNS=16")
 			enqueueRollouts(b, p.Stack, n, "bench ")
 			q := leaser{base: p.APIURL, claimPath: "/flywheel/claim", claimToken: p.APIKey,
-				hbPath: func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" }}
+				hbPath: func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" }, cpu: newCPUMeter(p.Prod)}
 			leased := runLeaseBench(b, q, n)
 			outputRound(b, q, leased)
 			reportProcessMemory(b, p)
@@ -40,8 +41,10 @@ func BenchmarkProductionTopology_FlywheelVsSkipLocked(b *testing.B) {
 func outputRound(b *testing.B, q leaser, leased []lease) {
 	q.hc = &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	stop := profilePhase(b, "outputs")
+	q.cpu.begin("outputs")
 	outs := q.round(b, leased, func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/output" },
 		map[string]any{"final_text": "bench", "tool_calls": []any{}, "llm_call_count": 0})
+	q.cpu.reportAs(b, len(outs), "out-cpu-ms-")
 	stop()
 	b.ReportMetric(pct(outs, 0.50), "out-p50-ms")
 	b.ReportMetric(pct(outs, 0.99), "out-p99-ms")

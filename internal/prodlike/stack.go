@@ -62,6 +62,9 @@ type Stack struct {
 	TemporalPprof string
 	// DatabaseURL is Gatehouse's PostgreSQL database.
 	DatabaseURL string
+	// DatabasePrefix begins the name of each of the stack's databases
+	// (<prefix>_temporal, <prefix>_temporal_vis, <prefix>_gatehouse).
+	DatabasePrefix string
 	// OperatorToken is the bootstrap operator token the api replicas store.
 	OperatorToken string
 
@@ -118,7 +121,7 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{opts: opts, pg: pg, Namespace: opts.Namespace}
+	s := &Stack{opts: opts, pg: pg, Namespace: opts.Namespace, DatabasePrefix: opts.Name}
 	if err := s.start(ctx); err != nil {
 		s.Stop()
 		return nil, err
