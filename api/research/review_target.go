@@ -3,6 +3,7 @@ package research
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/gatehouse/gatehouse/models/platform"
@@ -12,14 +13,24 @@ import (
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
 
-// reviewTarget is what the review tools need of the thing reviewed, an
-// experiment or a reflection wave, as its workflow's state shows it: the
-// review its gate waits for, the snapshot a reviewer is shown and where a
-// verdict moves it. review.request, review.start and review.submit run one
-// path for both; only telling the target's workflow differs.
+// reviewTarget is what the review and artifact tools need of the thing
+// reviewed, an experiment or a reflection wave, as its workflow's state
+// shows it: how to find it and tell its workflow, the review its gate
+// waits for, the snapshot a reviewer is shown, where a verdict moves it
+// and the artifacts it takes. review.request, review.start,
+// review.submit, artifact.submit and the upload URL resolve the target
+// once (reviewTargetOf, then resolve or load) and run one path for both.
 type reviewTarget interface {
 	// ref is the target's type (targetExperiment, targetReflection) and id.
 	ref() (targetType, id string)
+	// resolve loads target id of project projectID for caller c (its
+	// errors point at /target_id) with its workflow's state.
+	resolve(ctx context.Context, s *Service, c *Call, projectID, id string) (models.Project, reviewTarget, error)
+	// load reads target id's state with no access check: the id comes
+	// from a stored review request or artifact.
+	load(ctx context.Context, s *Service, id string) (reviewTarget, error)
+	// notify tells the loaded target's workflow about a record (see notice).
+	notify(ctx context.Context, s *Service, signal, recordID string, legacy any) (*notice, error)
 	// due is the review kind the target's gate waits for; a gate waiting
 	// for none answers gate_blocked.
 	due() (string, error)
@@ -35,15 +46,20 @@ type reviewTarget interface {
 	// the target (nil when it stays). It reads no state, so a bad verdict
 	// is refused before anything is read or written.
 	moved(kind string, v Verdict) (map[string]any, error)
+	artifactTarget
 }
 
 // reviewTargetOf is the target type's reviewTarget with no state loaded:
-// enough for moved.
-func reviewTargetOf(targetType string) reviewTarget {
-	if targetType == targetReflection {
-		return reflectionTarget{}
+// enough for ref's type, moved, artifactLimit, resolve and load. An
+// unknown type is invalid input at /target_type.
+func reviewTargetOf(targetType string) (reviewTarget, error) {
+	switch targetType {
+	case targetExperiment:
+		return experimentTarget{}, nil
+	case targetReflection:
+		return reflectionTarget{}, nil
 	}
-	return experimentTarget{}
+	return nil, toolErr(CodeInvalidInput, "/target_type", "unknown target type %q", targetType)
 }
 
 // experimentTarget is an experiment as a review target.
@@ -53,6 +69,30 @@ type experimentTarget struct {
 }
 
 func (t experimentTarget) ref() (string, string) { return targetExperiment, t.st.ExperimentID }
+
+func (experimentTarget) resolve(ctx context.Context, s *Service, c *Call, projectID, id string) (models.Project, reviewTarget, error) {
+	p, e, err := s.experiment(ctx, c, projectID, id)
+	if err != nil {
+		return p, nil, targetError(err)
+	}
+	st, err := s.state(ctx, e.ID)
+	if err != nil {
+		return p, nil, err
+	}
+	return p, experimentTarget{st: st, name: e.Name}, nil
+}
+
+func (experimentTarget) load(ctx context.Context, s *Service, id string) (reviewTarget, error) {
+	st, err := s.state(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return experimentTarget{st: st, name: st.Name}, nil
+}
+
+func (t experimentTarget) notify(ctx context.Context, s *Service, signal, recordID string, legacy any) (*notice, error) {
+	return s.notify(ctx, t.st.ExperimentID, signal, recordID, legacy)
+}
 
 func (t experimentTarget) due() (string, error) {
 	kind := wf.ReviewKindOf(t.st.Status)
@@ -105,6 +145,37 @@ type reflectionTarget struct {
 }
 
 func (t reflectionTarget) ref() (string, string) { return targetReflection, t.st.ReflectionID }
+
+func (reflectionTarget) resolve(ctx context.Context, s *Service, c *Call, projectID, id string) (models.Project, reviewTarget, error) {
+	p, err := s.project(ctx, c, projectID)
+	if err != nil {
+		return p, nil, err
+	}
+	r, err := models.ReflectionInProject(ctx, s.DB, projectID, id)
+	if errors.Is(err, models.ErrNoRecord) {
+		return p, nil, toolErr(CodeNotFound, "/target_id", "no reflection %s in project %s", id, projectID)
+	}
+	if err != nil {
+		return p, nil, err
+	}
+	st, err := s.reflectionState(ctx, r.ID)
+	if err != nil {
+		return p, nil, err
+	}
+	return p, reflectionTarget{st: st}, nil
+}
+
+func (reflectionTarget) load(ctx context.Context, s *Service, id string) (reviewTarget, error) {
+	st, err := s.reflectionState(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return reflectionTarget{st: st}, nil
+}
+
+func (t reflectionTarget) notify(ctx context.Context, s *Service, signal, recordID string, legacy any) (*notice, error) {
+	return s.notifyReflection(ctx, t.st.ReflectionID, signal, recordID, legacy)
+}
 
 func (t reflectionTarget) due() (string, error) {
 	kind := t.st.ReviewKind()

@@ -77,7 +77,11 @@ func TestReviewTargetMoved(t *testing.T) {
 		{"reflection pass stays", targetReflection, kindReflection, "pass", "", nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := reviewTargetOf(tc.target).moved(tc.kind, Verdict{Verdict: tc.verdict, ReturnTo: tc.returnTo})
+			target, err := reviewTargetOf(tc.target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := target.moved(tc.kind, Verdict{Verdict: tc.verdict, ReturnTo: tc.returnTo})
 			if tc.badField != "" {
 				var te *ToolError
 				if !errors.As(err, &te) || te.Code != CodeInvalidInput || te.Pointer != tc.badField {
