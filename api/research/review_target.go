@@ -35,7 +35,7 @@ type reviewTarget interface {
 	// for none answers gate_blocked.
 	due() (string, error)
 	// snapshot is what a reviewer is shown; token fingerprints it.
-	snapshot() map[string]any
+	snapshot() targetSnapshot
 	token() string
 	// prompt is the spawn prompt handed to the reviewer of requestID.
 	prompt(role, requestID, kind string) string
@@ -102,15 +102,15 @@ func (t experimentTarget) due() (string, error) {
 	return kind, nil
 }
 
-func (t experimentTarget) snapshot() map[string]any {
-	arts := []map[string]any{}
+func (t experimentTarget) snapshot() targetSnapshot {
+	arts := []snapshotArtifact{}
 	for _, a := range t.st.Artifacts {
 		if a.Attempt == t.st.Attempt {
-			arts = append(arts, map[string]any{"artifact_id": a.ArtifactID, "role": a.Role, "attempt_index": a.Attempt})
+			arts = append(arts, snapshotArtifact{ArtifactID: a.ArtifactID, Role: a.Role, Attempt: a.Attempt})
 		}
 	}
-	return map[string]any{"target_type": targetExperiment, "target_id": t.st.ExperimentID, "status": t.st.Status,
-		"attempt_index": t.st.Attempt, "artifacts": arts, "snapshot_token": t.st.SnapshotToken()}
+	return targetSnapshot{TargetType: targetExperiment, TargetID: t.st.ExperimentID, Status: string(t.st.Status),
+		Attempt: t.st.Attempt, Artifacts: arts, SnapshotToken: t.st.SnapshotToken()}
 }
 
 func (t experimentTarget) token() string { return t.st.SnapshotToken() }
@@ -185,17 +185,19 @@ func (t reflectionTarget) due() (string, error) {
 	return kind, nil
 }
 
-func (t reflectionTarget) snapshot() map[string]any {
-	arts := []map[string]any{}
+func (t reflectionTarget) snapshot() targetSnapshot {
+	arts := []snapshotArtifact{}
 	for key, a := range t.st.Artifacts {
 		if a.Attempt == t.st.Attempt {
-			arts = append(arts, map[string]any{"artifact_id": a.ArtifactID, "role": a.Role, "key": key, "attempt_index": a.Attempt})
+			arts = append(arts, snapshotArtifact{ArtifactID: a.ArtifactID, Role: a.Role, Key: &key, Attempt: a.Attempt})
 		}
 	}
-	snap := map[string]any{"target_type": targetReflection, "target_id": t.st.ReflectionID, "status": t.st.Status, "attempt_index": t.st.Attempt,
-		"proposal_revision": t.st.ProposalRevision, "artifacts": arts, "snapshot_token": t.st.SnapshotToken()}
+	revision := t.st.ProposalRevision
+	snap := targetSnapshot{TargetType: targetReflection, TargetID: t.st.ReflectionID, Status: string(t.st.Status), Attempt: t.st.Attempt,
+		ProposalRevision: &revision, Artifacts: arts, SnapshotToken: t.st.SnapshotToken()}
 	if t.st.Proposal != nil {
-		snap["proposal_id"] = t.st.Proposal.ProposalID
+		id := t.st.Proposal.ProposalID
+		snap.ProposalID = &id
 	}
 	return snap
 }
@@ -256,27 +258,51 @@ func (s *Service) newReviewRequest(c *Call, p models.Project, t reviewTarget, in
 
 // reviewRequestAnswer is review.request's answer.
 type reviewRequestAnswer struct {
+	ExpiresAt  time.Time       `json:"expires_at"`
 	RequestID  string          `json:"review_request_id"`
 	Capability string          `json:"reviewer_capability"`
-	Role       string          `json:"role"`
-	SnapshotID string          `json:"target_snapshot_id"`
-	Snapshot   map[string]any  `json:"target_snapshot"`
-	ExpiresAt  time.Time       `json:"expires_at"`
 	Handoff    reviewerHandoff `json:"reviewer_handoff"`
+	Role       string          `json:"role"`
+	Snapshot   targetSnapshot  `json:"target_snapshot"`
+	SnapshotID string          `json:"target_snapshot_id"`
 
 	request models.ReviewRequest
 }
 
 // reviewerHandoff tells the producer how to hand the review to a reviewer.
 type reviewerHandoff struct {
+	ReadOnly    bool   `json:"read_only"`
 	Role        string `json:"role"`
 	Skill       string `json:"skill"`
-	TargetType  string `json:"target_type"`
-	TargetID    string `json:"target_id"`
-	ReadOnly    bool   `json:"read_only"`
+	SpawnPrompt string `json:"spawn_prompt"`
 	StartTool   string `json:"start_tool"`
 	SubmitTool  string `json:"submit_tool"`
-	SpawnPrompt string `json:"spawn_prompt"`
+	TargetID    string `json:"target_id"`
+	TargetType  string `json:"target_type"`
+}
+
+// targetSnapshot is what a reviewer is shown of a target: its current
+// attempt's artifacts. A reflection's also names its proposal revision
+// and, once there is one, its proposal. Fields are in the order of their
+// JSON keys, as the map it replaced encoded them.
+type targetSnapshot struct {
+	Artifacts        []snapshotArtifact `json:"artifacts"`
+	Attempt          int                `json:"attempt_index"`
+	ProposalID       *string            `json:"proposal_id,omitempty"`
+	ProposalRevision *int               `json:"proposal_revision,omitempty"`
+	SnapshotToken    string             `json:"snapshot_token"`
+	Status           string             `json:"status"`
+	TargetID         string             `json:"target_id"`
+	TargetType       string             `json:"target_type"`
+}
+
+// snapshotArtifact is one artifact of a targetSnapshot; a reflection's
+// names its key in the wave's artifacts.
+type snapshotArtifact struct {
+	ArtifactID string  `json:"artifact_id"`
+	Attempt    int     `json:"attempt_index"`
+	Key        *string `json:"key,omitempty"`
+	Role       string  `json:"role"`
 }
 
 // reviewStarted checks that t still shows the snapshot r was requested

@@ -44,14 +44,14 @@ func MountService(r *rest.Router, d rest.Deps, s *Service, version string) {
 }
 
 func (s *Service) listTools(c *gin.Context) {
-	out := make([]map[string]any, 0, len(s.Cat.Tools))
+	out := make([]toolEntry, 0, len(s.Cat.Tools))
 	for i := range s.Cat.Tools {
 		t := &s.Cat.Tools[i]
-		out = append(out, map[string]any{"name": s.Cat.ListedName(t), "description": t.Description, "inputSchema": t.Schema,
-			"hidden": t.Hidden, "read_only": t.ReadOnly})
+		out = append(out, toolEntry{Name: s.Cat.ListedName(t), Description: t.Description, InputSchema: t.Schema,
+			Hidden: t.Hidden, ReadOnly: t.ReadOnly})
 	}
 	pub, hid := s.Cat.Counts()
-	c.JSON(http.StatusOK, gin.H{"tools": out, "public": pub, "hidden": hid})
+	c.JSON(http.StatusOK, toolList{Tools: out, Public: pub, Hidden: hid})
 }
 
 var statusOf = map[string]int{CodeInvalidInput: 400, CodeForbidden: 403, CodeNotFound: 404, CodeConflict: 409, CodeGateBlocked: 409,
@@ -73,7 +73,7 @@ func (s *Service) callTool(c *gin.Context) {
 		if st == 0 {
 			st = 400
 		}
-		c.AbortWithStatusJSON(st, gin.H{"error": terr})
+		c.AbortWithStatusJSON(st, errorBody{Error: terr})
 		return
 	}
 	c.JSON(http.StatusOK, out)
@@ -169,7 +169,7 @@ func (s *Service) pendingHumanReviews(c *gin.Context) {
 		rest.Unavailable(c, "database unavailable")
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"review_requests": reviewViews(rs)})
+	c.JSON(http.StatusOK, reviewRequestsAnswer{Requests: reviewViews(rs)})
 }
 
 func (s *Service) operatorExperiments(c *gin.Context) {
@@ -184,5 +184,23 @@ func (s *Service) operatorExperiments(c *gin.Context) {
 		v["project_id"], v["workflow_id"] = e.ProjectID, wf.ExperimentWorkflowID(e.ID)
 		out = append(out, v)
 	}
-	c.JSON(http.StatusOK, gin.H{"experiments": out, "authority": "current_gate mirrors each experiment's workflow"})
+	c.JSON(http.StatusOK, experimentsAnswer{Experiments: out, Authority: "current_gate mirrors each experiment's workflow"})
+}
+
+// toolList is GET /v1/research/tools: the catalogue, hidden tools flagged.
+// Fields are in the order of their JSON keys, as the map it replaced
+// encoded them.
+type toolList struct {
+	Hidden int         `json:"hidden"`
+	Public int         `json:"public"`
+	Tools  []toolEntry `json:"tools"`
+}
+
+// toolEntry is one tool of toolList.
+type toolEntry struct {
+	Description string         `json:"description"`
+	Hidden      bool           `json:"hidden"`
+	InputSchema map[string]any `json:"inputSchema"`
+	Name        string         `json:"name"`
+	ReadOnly    bool           `json:"read_only"`
 }

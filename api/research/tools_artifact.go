@@ -139,7 +139,7 @@ func artifactFind(ctx context.Context, s *Service, c *Call) (any, error) {
 		}
 		out = append(out, v)
 	}
-	return map[string]any{"artifacts": out}, nil
+	return artifactsAnswer{Artifacts: out}, nil
 }
 
 func experimentExhibit(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -155,7 +155,7 @@ func experimentExhibit(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := []map[string]any{}
+	files := []exhibitFile{}
 	for _, a := range as {
 		base := path.Base(a.Path)
 		dir := path.Base(path.Dir(a.Path))
@@ -171,9 +171,9 @@ func experimentExhibit(ctx context.Context, s *Service, c *Call) (any, error) {
 		if json.Unmarshal([]byte(text), &doc) == nil {
 			flatten("", doc, metrics)
 		}
-		files = append(files, map[string]any{"artifact_id": a.ID, "path": a.Path, "sha256": a.SHA256, "attempt_index": a.Attempt, "metrics": metrics})
+		files = append(files, exhibitFile{ArtifactID: a.ID, Path: a.Path, SHA256: a.SHA256, Attempt: a.Attempt, Metrics: metrics})
 	}
-	return map[string]any{"experiment_id": e.ID, "read_only": true, "files": files}, nil
+	return exhibitAnswer{ExperimentID: e.ID, ReadOnly: true, Files: files}, nil
 }
 
 // flatten collects numeric leaves under dotted keys.
@@ -198,4 +198,27 @@ func flatten(prefix string, v any, out map[string]float64) {
 // and checked.
 func artifactAttemptKey(a models.Artifact) string {
 	return a.BlobKey + ".upload-" + models.RandomHex(12)
+}
+
+// artifactsAnswer is artifact.find's answer.
+type artifactsAnswer struct {
+	Artifacts []map[string]any `json:"artifacts"`
+}
+
+// exhibitAnswer is experiment.exhibit's answer: the metrics of the
+// experiment's uploaded result files. Fields are in the order of their
+// JSON keys, as the map it replaced encoded them.
+type exhibitAnswer struct {
+	ExperimentID string        `json:"experiment_id"`
+	Files        []exhibitFile `json:"files"`
+	ReadOnly     bool          `json:"read_only"`
+}
+
+// exhibitFile is one result file of exhibitAnswer, its numbers flattened.
+type exhibitFile struct {
+	ArtifactID string             `json:"artifact_id"`
+	Attempt    int                `json:"attempt_index"`
+	Metrics    map[string]float64 `json:"metrics"`
+	Path       string             `json:"path"`
+	SHA256     string             `json:"sha256"`
 }

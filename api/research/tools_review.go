@@ -120,7 +120,7 @@ func reviewSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, toolErr(CodeForbidden, "/review_session_id", "a human review is answered by an operator")
 	}
 	if sess.OpenedByCredential == "" || sess.OpenedByCredential != c.Principal.CredentialID {
-		return nil, &ToolError{Code: CodeForbidden, Pointer: "/review_session_id", Reason: "review_session_bound",
+		return nil, &ToolError{Code: CodeForbidden, Pointer: "/review_session_id", Reason: ReasonReviewSessionBound,
 			Message: "a review session is answered only by the credential that started it"}
 	}
 	return s.recordVerdict(ctx, sess, req, Verdict{Verdict: in.Verdict, ReturnTo: in.ReturnTo, Synopsis: in.Synopsis, Notes: in.Notes,
@@ -210,5 +210,11 @@ func reviewStatus(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"review_requests": reviewViews(rs)}, nil
+	return reviewRequestsAnswer{Requests: reviewViews(rs)}, nil
+}
+
+// reviewRequestsAnswer is review.status's answer and the operator
+// console's pending human reviews.
+type reviewRequestsAnswer struct {
+	Requests []reviewRequestView `json:"review_requests"`
 }
