@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"regexp"
+	"time"
 
 	models "github.com/gatehouse/gatehouse/models/research"
 )
@@ -48,7 +49,7 @@ func feedRegister(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"handle": h.Handle, "role": h.Role, "bio": h.Bio, "created": created}, nil
+	return feedHandleAnswer{Handle: h.Handle, Role: h.Role, Bio: h.Bio, Created: created}, nil
 }
 
 func feedPost(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -120,8 +121,8 @@ func feedPost(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	out := postView(got)
-	out["replayed"] = replayed
-	return map[string]any{"post": out}, nil
+	out.Replayed = &replayed
+	return feedPostAnswer{Post: out}, nil
 }
 
 func feedList(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -139,25 +140,63 @@ func feedList(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]map[string]any, 0, len(ps))
+	rows := make([]postJSON, 0, len(ps))
 	for _, p := range ps {
 		rows = append(rows, postView(p))
 	}
-	out := map[string]any{"posts": rows, "limit": in.Limit}
+	out := feedListAnswer{Posts: rows, Limit: in.Limit}
 	if next > 0 {
-		out["next_before_seq"] = next
+		out.NextBeforeSeq = next
 	}
 	return out, nil
 }
 
-func postView(p models.FeedPost) map[string]any {
+func postView(p models.FeedPost) postJSON {
 	var atts []any
 	_ = jsonUnmarshal(p.AttachmentsJSON, &atts)
 	if atts == nil {
 		atts = []any{}
 	}
-	return map[string]any{"post_id": p.ID, "seq": p.Seq, "handle": p.Handle, "kind": p.Kind, "text": p.Text, "attachments": atts,
-		"thread": p.Thread, "in_reply_to": p.InReplyTo, "quote_of": p.QuoteOf, "created_at": p.CreatedAt}
+	return postJSON{ID: p.ID, Seq: p.Seq, Handle: p.Handle, Kind: p.Kind, Text: p.Text, Attachments: atts,
+		Thread: p.Thread, InReplyTo: p.InReplyTo, QuoteOf: p.QuoteOf, CreatedAt: p.CreatedAt}
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// The feed tools' answers. Fields are in the order of their JSON keys, as
+// the maps they replaced encoded them.
+type (
+	// feedHandleAnswer is feed.register's answer.
+	feedHandleAnswer struct {
+		Bio     string `json:"bio"`
+		Created bool   `json:"created"`
+		Handle  string `json:"handle"`
+		Role    string `json:"role"`
+	}
+	// postJSON is a feed post as the tools show it.
+	postJSON struct {
+		Attachments []any     `json:"attachments"`
+		CreatedAt   time.Time `json:"created_at"`
+		Handle      string    `json:"handle"`
+		InReplyTo   string    `json:"in_reply_to"`
+		Kind        string    `json:"kind"`
+		ID          string    `json:"post_id"`
+		QuoteOf     string    `json:"quote_of"`
+		// Replayed is set only in feed.post's answer.
+		Replayed *bool  `json:"replayed,omitempty"`
+		Seq      int64  `json:"seq"`
+		Text     string `json:"text"`
+		Thread   string `json:"thread"`
+	}
+	// feedPostAnswer is feed.post's answer.
+	feedPostAnswer struct {
+		Post postJSON `json:"post"`
+	}
+	// feedListAnswer is feed.list's answer; next_before_seq is absent on
+	// the last page.
+	feedListAnswer struct {
+		Limit         int        `json:"limit"`
+		NextBeforeSeq int64      `json:"next_before_seq,omitempty"`
+		Posts         []postJSON `json:"posts"`
+	}
+)

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -59,17 +60,17 @@ func litreviewView(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	sections := make([]map[string]any, 0, len(ss))
+	sections := make([]litSectionJSON, 0, len(ss))
 	var doc []string
 	for _, sec := range ss {
-		sections = append(sections, map[string]any{"section_id": sec.ID, "position": sec.Position, "text": sec.Text, "updated_at": sec.UpdatedAt})
+		sections = append(sections, litSectionJSON{ID: sec.ID, Position: sec.Position, Text: sec.Text, UpdatedAt: sec.UpdatedAt})
 		doc = append(doc, sec.Text)
 	}
 	cites := make([]map[string]any, 0, len(cs))
 	for _, ci := range cs {
 		cites = append(cites, citationView(ci))
 	}
-	return map[string]any{"revision": rev, "sections": sections, "citations": cites, "markdown": strings.Join(doc, "\n\n")}, nil
+	return litreviewAnswer{Revision: rev, Sections: sections, Citations: cites, Markdown: strings.Join(doc, "\n\n")}, nil
 }
 
 func litreviewEdit(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -116,7 +117,7 @@ func litreviewEdit(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"op": edit.Op, "section_id": edit.SectionID, "revision": edit.Seq, "replayed": replayed}, nil
+	return litEditAnswer{Op: edit.Op, SectionID: edit.SectionID, Revision: edit.Seq, Replayed: replayed}, nil
 }
 
 // oneSection refuses text that is a document rather than one section.
@@ -193,7 +194,7 @@ func litreviewCite(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"citation": citationView(out), "duplicate": duplicate}, nil
+	return litCiteAnswer{Citation: citationView(out), Duplicate: duplicate}, nil
 }
 
 // normalizeReference checks that exactly one reference is given and returns
@@ -233,3 +234,34 @@ func normalizeReference(rawURL, doi, arxiv string) (string, string, error) {
 		return "arxiv", a, nil
 	}
 }
+
+// The literature review tools' answers. Fields are in the order of their
+// JSON keys, as the maps they replaced encoded them.
+type (
+	// litSectionJSON is a section as litreview.view shows it.
+	litSectionJSON struct {
+		Position  int       `json:"position"`
+		ID        string    `json:"section_id"`
+		Text      string    `json:"text"`
+		UpdatedAt time.Time `json:"updated_at"`
+	}
+	// litreviewAnswer is litreview.view's answer.
+	litreviewAnswer struct {
+		Citations []map[string]any `json:"citations"`
+		Markdown  string           `json:"markdown"`
+		Revision  int64            `json:"revision"`
+		Sections  []litSectionJSON `json:"sections"`
+	}
+	// litEditAnswer is litreview.edit's answer.
+	litEditAnswer struct {
+		Op        string `json:"op"`
+		Replayed  bool   `json:"replayed"`
+		Revision  int64  `json:"revision"`
+		SectionID string `json:"section_id"`
+	}
+	// litCiteAnswer is litreview.cite's answer.
+	litCiteAnswer struct {
+		Citation  map[string]any `json:"citation"`
+		Duplicate bool           `json:"duplicate"`
+	}
+)

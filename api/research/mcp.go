@@ -66,8 +66,7 @@ func okResult(v any) *mcp.CallToolResult {
 }
 
 func errorResult(e *ToolError) *mcp.CallToolResult {
-	body := map[string]any{"error": e}
-	raw, _ := json.Marshal(body)
+	raw, _ := json.Marshal(errorBody{Error: e})
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, StructuredContent: json.RawMessage(raw)}
 }
 
@@ -98,7 +97,7 @@ func MCPHandler(s *Service, version string) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		p, ok := rest.PrincipalOf(c)
 		if !ok {
-			rest.Abort(c, http.StatusUnauthorized, "unauthorized", "missing credential")
+			rest.Abort(c, http.StatusUnauthorized, CodeUnauthorized, "missing credential")
 			return
 		}
 		if _, err := ParseNaming(c.Query("names")); err != nil {
@@ -111,3 +110,8 @@ func MCPHandler(s *Service, version string) gin.HandlerFunc {
 }
 
 type principalCtxKey struct{}
+
+// errorBody is how a refused tool call answers, over MCP and REST alike.
+type errorBody struct {
+	Error *ToolError `json:"error"`
+}

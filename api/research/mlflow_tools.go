@@ -95,8 +95,8 @@ func mlflowFinalize(ctx context.Context, s *Service, c *Call) (any, error) {
 	}
 	now := s.now()
 	values := map[string]float64{}
-	for _, f := range ex.(map[string]any)["files"].([]map[string]any) {
-		for k, v := range f["metrics"].(map[string]float64) {
+	for _, f := range ex.(exhibitAnswer).Files {
+		for k, v := range f.Metrics {
 			values[mlflowKeyUnsafe.ReplaceAllString(k, "_")] = v
 		}
 	}

@@ -106,7 +106,7 @@ func (s *Service) answerHumanReviewHTTP(c *gin.Context) {
 		if st == 0 {
 			st = http.StatusBadRequest
 		}
-		c.AbortWithStatusJSON(st, gin.H{"error": te})
+		c.AbortWithStatusJSON(st, errorBody{Error: te})
 		return
 	}
 	c.JSON(http.StatusOK, out)

@@ -3,6 +3,7 @@ package research
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/gatehouse/gatehouse/models/platform"
@@ -12,19 +13,29 @@ import (
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
 
-// reviewTarget is what the review tools need of the thing reviewed, an
-// experiment or a reflection wave, as its workflow's state shows it: the
-// review its gate waits for, the snapshot a reviewer is shown and where a
-// verdict moves it. review.request, review.start and review.submit run one
-// path for both; only telling the target's workflow differs.
+// reviewTarget is what the review and artifact tools need of the thing
+// reviewed, an experiment or a reflection wave, as its workflow's state
+// shows it: how to find it and tell its workflow, the review its gate
+// waits for, the snapshot a reviewer is shown, where a verdict moves it
+// and the artifacts it takes. review.request, review.start,
+// review.submit, artifact.submit and the upload URL resolve the target
+// once (reviewTargetOf, then resolve or load) and run one path for both.
 type reviewTarget interface {
 	// ref is the target's type (targetExperiment, targetReflection) and id.
 	ref() (targetType, id string)
+	// resolve loads target id of project projectID for caller c (its
+	// errors point at /target_id) with its workflow's state.
+	resolve(ctx context.Context, s *Service, c *Call, projectID, id string) (models.Project, reviewTarget, error)
+	// load reads target id's state with no access check: the id comes
+	// from a stored review request or artifact.
+	load(ctx context.Context, s *Service, id string) (reviewTarget, error)
+	// notify tells the loaded target's workflow about a record (see notice).
+	notify(ctx context.Context, s *Service, signal, recordID string, legacy any) (*notice, error)
 	// due is the review kind the target's gate waits for; a gate waiting
 	// for none answers gate_blocked.
 	due() (string, error)
 	// snapshot is what a reviewer is shown; token fingerprints it.
-	snapshot() map[string]any
+	snapshot() targetSnapshot
 	token() string
 	// prompt is the spawn prompt handed to the reviewer of requestID.
 	prompt(role, requestID, kind string) string
@@ -35,15 +46,20 @@ type reviewTarget interface {
 	// the target (nil when it stays). It reads no state, so a bad verdict
 	// is refused before anything is read or written.
 	moved(kind string, v Verdict) (map[string]any, error)
+	artifactTarget
 }
 
 // reviewTargetOf is the target type's reviewTarget with no state loaded:
-// enough for moved.
-func reviewTargetOf(targetType string) reviewTarget {
-	if targetType == targetReflection {
-		return reflectionTarget{}
+// enough for ref's type, moved, artifactLimit, resolve and load. An
+// unknown type is invalid input at /target_type.
+func reviewTargetOf(targetType string) (reviewTarget, error) {
+	switch targetType {
+	case targetExperiment:
+		return experimentTarget{}, nil
+	case targetReflection:
+		return reflectionTarget{}, nil
 	}
-	return experimentTarget{}
+	return nil, toolErr(CodeInvalidInput, "/target_type", "unknown target type %q", targetType)
 }
 
 // experimentTarget is an experiment as a review target.
@@ -54,6 +70,30 @@ type experimentTarget struct {
 
 func (t experimentTarget) ref() (string, string) { return targetExperiment, t.st.ExperimentID }
 
+func (experimentTarget) resolve(ctx context.Context, s *Service, c *Call, projectID, id string) (models.Project, reviewTarget, error) {
+	p, e, err := s.experiment(ctx, c, projectID, id)
+	if err != nil {
+		return p, nil, targetError(err)
+	}
+	st, err := s.state(ctx, e.ID)
+	if err != nil {
+		return p, nil, err
+	}
+	return p, experimentTarget{st: st, name: e.Name}, nil
+}
+
+func (experimentTarget) load(ctx context.Context, s *Service, id string) (reviewTarget, error) {
+	st, err := s.state(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return experimentTarget{st: st, name: st.Name}, nil
+}
+
+func (t experimentTarget) notify(ctx context.Context, s *Service, signal, recordID string, legacy any) (*notice, error) {
+	return s.notify(ctx, t.st.ExperimentID, signal, recordID, legacy)
+}
+
 func (t experimentTarget) due() (string, error) {
 	kind := wf.ReviewKindOf(t.st.Status)
 	if kind == "" {
@@ -62,15 +102,15 @@ func (t experimentTarget) due() (string, error) {
 	return kind, nil
 }
 
-func (t experimentTarget) snapshot() map[string]any {
-	arts := []map[string]any{}
+func (t experimentTarget) snapshot() targetSnapshot {
+	arts := []snapshotArtifact{}
 	for _, a := range t.st.Artifacts {
 		if a.Attempt == t.st.Attempt {
-			arts = append(arts, map[string]any{"artifact_id": a.ArtifactID, "role": a.Role, "attempt_index": a.Attempt})
+			arts = append(arts, snapshotArtifact{ArtifactID: a.ArtifactID, Role: a.Role, Attempt: a.Attempt})
 		}
 	}
-	return map[string]any{"target_type": targetExperiment, "target_id": t.st.ExperimentID, "status": t.st.Status,
-		"attempt_index": t.st.Attempt, "artifacts": arts, "snapshot_token": t.st.SnapshotToken()}
+	return targetSnapshot{TargetType: targetExperiment, TargetID: t.st.ExperimentID, Status: string(t.st.Status),
+		Attempt: t.st.Attempt, Artifacts: arts, SnapshotToken: t.st.SnapshotToken()}
 }
 
 func (t experimentTarget) token() string { return t.st.SnapshotToken() }
@@ -106,6 +146,37 @@ type reflectionTarget struct {
 
 func (t reflectionTarget) ref() (string, string) { return targetReflection, t.st.ReflectionID }
 
+func (reflectionTarget) resolve(ctx context.Context, s *Service, c *Call, projectID, id string) (models.Project, reviewTarget, error) {
+	p, err := s.project(ctx, c, projectID)
+	if err != nil {
+		return p, nil, err
+	}
+	r, err := models.ReflectionInProject(ctx, s.DB, projectID, id)
+	if errors.Is(err, models.ErrNoRecord) {
+		return p, nil, toolErr(CodeNotFound, "/target_id", "no reflection %s in project %s", id, projectID)
+	}
+	if err != nil {
+		return p, nil, err
+	}
+	st, err := s.reflectionState(ctx, r.ID)
+	if err != nil {
+		return p, nil, err
+	}
+	return p, reflectionTarget{st: st}, nil
+}
+
+func (reflectionTarget) load(ctx context.Context, s *Service, id string) (reviewTarget, error) {
+	st, err := s.reflectionState(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return reflectionTarget{st: st}, nil
+}
+
+func (t reflectionTarget) notify(ctx context.Context, s *Service, signal, recordID string, legacy any) (*notice, error) {
+	return s.notifyReflection(ctx, t.st.ReflectionID, signal, recordID, legacy)
+}
+
 func (t reflectionTarget) due() (string, error) {
 	kind := t.st.ReviewKind()
 	if kind == "" || t.st.Decision().ReviewEvidence == "" {
@@ -114,17 +185,19 @@ func (t reflectionTarget) due() (string, error) {
 	return kind, nil
 }
 
-func (t reflectionTarget) snapshot() map[string]any {
-	arts := []map[string]any{}
+func (t reflectionTarget) snapshot() targetSnapshot {
+	arts := []snapshotArtifact{}
 	for key, a := range t.st.Artifacts {
 		if a.Attempt == t.st.Attempt {
-			arts = append(arts, map[string]any{"artifact_id": a.ArtifactID, "role": a.Role, "key": key, "attempt_index": a.Attempt})
+			arts = append(arts, snapshotArtifact{ArtifactID: a.ArtifactID, Role: a.Role, Key: &key, Attempt: a.Attempt})
 		}
 	}
-	snap := map[string]any{"target_type": targetReflection, "target_id": t.st.ReflectionID, "status": t.st.Status, "attempt_index": t.st.Attempt,
-		"proposal_revision": t.st.ProposalRevision, "artifacts": arts, "snapshot_token": t.st.SnapshotToken()}
+	revision := t.st.ProposalRevision
+	snap := targetSnapshot{TargetType: targetReflection, TargetID: t.st.ReflectionID, Status: string(t.st.Status), Attempt: t.st.Attempt,
+		ProposalRevision: &revision, Artifacts: arts, SnapshotToken: t.st.SnapshotToken()}
 	if t.st.Proposal != nil {
-		snap["proposal_id"] = t.st.Proposal.ProposalID
+		id := t.st.Proposal.ProposalID
+		snap.ProposalID = &id
 	}
 	return snap
 }
@@ -185,27 +258,51 @@ func (s *Service) newReviewRequest(c *Call, p models.Project, t reviewTarget, in
 
 // reviewRequestAnswer is review.request's answer.
 type reviewRequestAnswer struct {
+	ExpiresAt  time.Time       `json:"expires_at"`
 	RequestID  string          `json:"review_request_id"`
 	Capability string          `json:"reviewer_capability"`
-	Role       string          `json:"role"`
-	SnapshotID string          `json:"target_snapshot_id"`
-	Snapshot   map[string]any  `json:"target_snapshot"`
-	ExpiresAt  time.Time       `json:"expires_at"`
 	Handoff    reviewerHandoff `json:"reviewer_handoff"`
+	Role       string          `json:"role"`
+	Snapshot   targetSnapshot  `json:"target_snapshot"`
+	SnapshotID string          `json:"target_snapshot_id"`
 
 	request models.ReviewRequest
 }
 
 // reviewerHandoff tells the producer how to hand the review to a reviewer.
 type reviewerHandoff struct {
+	ReadOnly    bool   `json:"read_only"`
 	Role        string `json:"role"`
 	Skill       string `json:"skill"`
-	TargetType  string `json:"target_type"`
-	TargetID    string `json:"target_id"`
-	ReadOnly    bool   `json:"read_only"`
+	SpawnPrompt string `json:"spawn_prompt"`
 	StartTool   string `json:"start_tool"`
 	SubmitTool  string `json:"submit_tool"`
-	SpawnPrompt string `json:"spawn_prompt"`
+	TargetID    string `json:"target_id"`
+	TargetType  string `json:"target_type"`
+}
+
+// targetSnapshot is what a reviewer is shown of a target: its current
+// attempt's artifacts. A reflection's also names its proposal revision
+// and, once there is one, its proposal. Fields are in the order of their
+// JSON keys, as the map it replaced encoded them.
+type targetSnapshot struct {
+	Artifacts        []snapshotArtifact `json:"artifacts"`
+	Attempt          int                `json:"attempt_index"`
+	ProposalID       *string            `json:"proposal_id,omitempty"`
+	ProposalRevision *int               `json:"proposal_revision,omitempty"`
+	SnapshotToken    string             `json:"snapshot_token"`
+	Status           string             `json:"status"`
+	TargetID         string             `json:"target_id"`
+	TargetType       string             `json:"target_type"`
+}
+
+// snapshotArtifact is one artifact of a targetSnapshot; a reflection's
+// names its key in the wave's artifacts.
+type snapshotArtifact struct {
+	ArtifactID string  `json:"artifact_id"`
+	Attempt    int     `json:"attempt_index"`
+	Key        *string `json:"key,omitempty"`
+	Role       string  `json:"role"`
 }
 
 // reviewStarted checks that t still shows the snapshot r was requested

@@ -15,7 +15,6 @@ import (
 	"github.com/gatehouse/gatehouse/models/platform"
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
-	"github.com/gatehouse/gatehouse/workflows/research/gates"
 )
 
 // MountService registers /mcp/research, the REST mirror, the artifact
@@ -45,14 +44,14 @@ func MountService(r *rest.Router, d rest.Deps, s *Service, version string) {
 }
 
 func (s *Service) listTools(c *gin.Context) {
-	out := make([]map[string]any, 0, len(s.Cat.Tools))
+	out := make([]toolEntry, 0, len(s.Cat.Tools))
 	for i := range s.Cat.Tools {
 		t := &s.Cat.Tools[i]
-		out = append(out, map[string]any{"name": s.Cat.ListedName(t), "description": t.Description, "inputSchema": t.Schema,
-			"hidden": t.Hidden, "read_only": t.ReadOnly})
+		out = append(out, toolEntry{Name: s.Cat.ListedName(t), Description: t.Description, InputSchema: t.Schema,
+			Hidden: t.Hidden, ReadOnly: t.ReadOnly})
 	}
 	pub, hid := s.Cat.Counts()
-	c.JSON(http.StatusOK, gin.H{"tools": out, "public": pub, "hidden": hid})
+	c.JSON(http.StatusOK, toolList{Tools: out, Public: pub, Hidden: hid})
 }
 
 var statusOf = map[string]int{CodeInvalidInput: 400, CodeForbidden: 403, CodeNotFound: 404, CodeConflict: 409, CodeGateBlocked: 409,
@@ -74,7 +73,7 @@ func (s *Service) callTool(c *gin.Context) {
 		if st == 0 {
 			st = 400
 		}
-		c.AbortWithStatusJSON(st, gin.H{"error": terr})
+		c.AbortWithStatusJSON(st, errorBody{Error: terr})
 		return
 	}
 	c.JSON(http.StatusOK, out)
@@ -101,14 +100,13 @@ func (s *Service) upload(c *gin.Context) {
 		rest.Abort(c, http.StatusGone, CodeExpired, "the upload token expired; call artifact.submit again")
 		return
 	}
-	if a.TargetType == targetReflection {
-		s.uploadReflection(c, a)
+	kind, err := reviewTargetOf(a.TargetType)
+	if err != nil {
+		abortUpload(c, err, "unknown target type")
 		return
 	}
-	max := s.Config.MaxBodyBytes
-	if gates.Gated(a.Role) {
-		max = gates.MaxGatedArtifactBytes
-	}
+	typ, _ := kind.ref()
+	max, gated := kind.artifactLimit(a.Role, s.Config.MaxBodyBytes)
 	// Each upload attempt writes a key of its own; the row is bound to
 	// it only if this attempt wins the compare-and-set below, so a
 	// concurrent PUT with the same token cannot swap the bytes checked.
@@ -118,25 +116,27 @@ func (s *Service) upload(c *gin.Context) {
 		rest.Abort(c, http.StatusRequestEntityTooLarge, CodeInvalidInput, "upload refused: "+err.Error())
 		return
 	}
+	t, err := kind.load(ctx, s, a.TargetID)
+	if err != nil {
+		abortUpload(c, err, "the "+typ+"'s workflow is not reachable; retry")
+		return
+	}
+	if why := t.closed(); why != "" {
+		rest.Abort(c, http.StatusConflict, CodeGateBlocked, why)
+		return
+	}
 	var problems []string
-	if gates.Gated(a.Role) {
+	if gated {
 		text, rerr := s.readArtifact(ctx, models.Artifact{BlobKey: key, UploadedAt: &a.CreatedAt}, max)
 		if rerr != nil {
 			rest.Unavailable(c, "blob store unavailable; retry")
 			return
 		}
-		problems = gates.CheckArtifact(a.Role, []byte(text))
-	}
-	st, err := s.state(ctx, a.TargetID)
-	if err != nil {
-		abortUpload(c, err, "the experiment's workflow is not reachable; retry")
-		return
-	}
-	if st.Status.Terminal() {
-		rest.Abort(c, http.StatusConflict, CodeGateBlocked, "the experiment is "+string(st.Status)+"; it takes no more artifacts")
-		return
+		problems = t.checkArtifact(ctx, s, a, []byte(text))
 	}
 	now := time.Now().UTC()
+	landing := t.landed(a, wf.ArtifactRef{ArtifactID: a.ID, Role: a.Role, Path: a.Path, Attempt: a.Attempt, SHA256: info.SHA256,
+		Size: info.Size, Valid: len(problems) == 0, Problems: problems})
 	var landed *notice
 	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&models.Artifact{}).Where("id = ? AND uploaded_at IS NULL", a.ID).Updates(map[string]any{
@@ -146,11 +146,10 @@ func (s *Service) upload(c *gin.Context) {
 			return res.Error
 		}
 		if res.RowsAffected != 1 {
-			return &ToolError{Code: "conflict", Message: "this upload token was already used"}
+			return &ToolError{Code: CodeConflict, Message: "this upload token was already used"}
 		}
 		var nerr error
-		landed, nerr = s.notify(ctx, a.TargetID, wf.ArtifactLandedSignal, a.ID, wf.ArtifactRef{ArtifactID: a.ID, Role: a.Role, Path: a.Path,
-			Attempt: a.Attempt, SHA256: info.SHA256, Size: info.Size, Valid: len(problems) == 0, Problems: problems})
+		landed, nerr = t.notify(ctx, s, wf.ArtifactLandedSignal, a.ID, landing)
 		return nerr
 	})
 	if err != nil {
@@ -159,8 +158,8 @@ func (s *Service) upload(c *gin.Context) {
 		return
 	}
 	landed.answer(ctx, nil)
-	c.JSON(http.StatusOK, gin.H{"artifact_id": a.ID, "role": a.Role, "path": a.Path, "sha256": info.SHA256, "size_bytes": info.Size,
-		"valid": len(problems) == 0, "problems": problems})
+	c.JSON(http.StatusOK, artifactLandedAnswer{ArtifactID: a.ID, Role: a.Role, LensID: t.lens(a), Path: a.Path, SHA256: info.SHA256,
+		Size: info.Size, Valid: len(problems) == 0, Problems: problems})
 }
 
 func (s *Service) pendingHumanReviews(c *gin.Context) {
@@ -170,7 +169,7 @@ func (s *Service) pendingHumanReviews(c *gin.Context) {
 		rest.Unavailable(c, "database unavailable")
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"review_requests": reviewViews(rs)})
+	c.JSON(http.StatusOK, reviewRequestsAnswer{Requests: reviewViews(rs)})
 }
 
 func (s *Service) operatorExperiments(c *gin.Context) {
@@ -185,5 +184,23 @@ func (s *Service) operatorExperiments(c *gin.Context) {
 		v["project_id"], v["workflow_id"] = e.ProjectID, wf.ExperimentWorkflowID(e.ID)
 		out = append(out, v)
 	}
-	c.JSON(http.StatusOK, gin.H{"experiments": out, "authority": "current_gate mirrors each experiment's workflow"})
+	c.JSON(http.StatusOK, experimentsAnswer{Experiments: out, Authority: "current_gate mirrors each experiment's workflow"})
+}
+
+// toolList is GET /v1/research/tools: the catalogue, hidden tools flagged.
+// Fields are in the order of their JSON keys, as the map it replaced
+// encoded them.
+type toolList struct {
+	Hidden int         `json:"hidden"`
+	Public int         `json:"public"`
+	Tools  []toolEntry `json:"tools"`
+}
+
+// toolEntry is one tool of toolList.
+type toolEntry struct {
+	Description string         `json:"description"`
+	Hidden      bool           `json:"hidden"`
+	InputSchema map[string]any `json:"inputSchema"`
+	Name        string         `json:"name"`
+	ReadOnly    bool           `json:"read_only"`
 }

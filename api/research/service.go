@@ -107,7 +107,7 @@ func (s *Service) Invoke(ctx context.Context, p platform.Principal, name string,
 		return nil, toolErr(CodeNotFound, "", "no tool %q in this deployment", name)
 	}
 	if t.Hidden && p.Role != platform.RoleOperator {
-		return nil, &ToolError{Code: CodeForbidden, Reason: "tool_visibility_forbidden",
+		return nil, &ToolError{Code: CodeForbidden, Reason: ReasonToolVisibility,
 			Message: t.Name + " is an internal tool; external keys may not call it"}
 	}
 	if len(args) == 0 || string(args) == "null" {

@@ -27,12 +27,12 @@ func (s *Service) literatureSummary(ctx context.Context, projectID string) (any,
 	if sum.Sections == 0 && sum.Citations == 0 {
 		return nil, nil
 	}
-	titles := make([]map[string]any, 0, len(sum.First))
+	titles := make([]sectionTitleJSON, 0, len(sum.First))
 	for _, sec := range sum.First {
-		titles = append(titles, map[string]any{"section_id": sec.ID, "position": sec.Position, "title": sectionTitle(sec.Text)})
+		titles = append(titles, sectionTitleJSON{ID: sec.ID, Position: sec.Position, Title: sectionTitle(sec.Text)})
 	}
-	return map[string]any{"revision": sum.Revision, "section_count": sum.Sections, "citation_count": sum.Citations, "sections": titles,
-		"sections_truncated": sum.Sections > int64(len(sum.First))}, nil
+	return literatureSummaryJSON{Revision: sum.Revision, SectionCount: sum.Sections, CitationCount: sum.Citations, Sections: titles,
+		SectionsTruncated: sum.Sections > int64(len(sum.First))}, nil
 }
 
 // sectionTitle is a section's first non-blank line without its heading
@@ -49,4 +49,22 @@ func sectionTitle(text string) string {
 		return t
 	}
 	return ""
+}
+
+// literatureSummaryJSON is the literature review's summary in
+// workflow.status_and_next's context. Fields are in the order of their
+// JSON keys, as the map it replaced encoded them.
+type literatureSummaryJSON struct {
+	CitationCount     int64              `json:"citation_count"`
+	Revision          int64              `json:"revision"`
+	SectionCount      int64              `json:"section_count"`
+	Sections          []sectionTitleJSON `json:"sections"`
+	SectionsTruncated bool               `json:"sections_truncated"`
+}
+
+// sectionTitleJSON is one section of literatureSummaryJSON, by its title.
+type sectionTitleJSON struct {
+	Position int    `json:"position"`
+	ID       string `json:"section_id"`
+	Title    string `json:"title"`
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/gatehouse/gatehouse/models/platform"
 	models "github.com/gatehouse/gatehouse/models/research"
-	"github.com/gatehouse/gatehouse/workflows/research/gates"
 )
 
 // uploadTTL is how long an upload token is valid.
@@ -52,35 +51,36 @@ func artifactSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	if in.TargetType == targetReflection {
-		return s.reflectionArtifactSubmit(ctx, c, in)
-	}
-	e, err := s.target(ctx, c, in.ProjectID, in.TargetID)
+	kind, err := reviewTargetOf(in.TargetType)
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.state(ctx, e.ID)
+	p, t, err := kind.resolve(ctx, s, c, in.ProjectID, in.TargetID)
 	if err != nil {
 		return nil, err
 	}
-	if st.Status.Terminal() {
-		return nil, toolErr(CodeGateBlocked, "/target_id", "the experiment is %s; it takes no more artifacts", st.Status)
+	if why := t.closed(); why != "" {
+		return nil, toolErr(CodeGateBlocked, "/target_id", "%s", why)
 	}
+	if err := t.accepts(in); err != nil {
+		return nil, err
+	}
+	typ, id := t.ref()
 	token := "up_" + models.RandomHex(32)
-	a := models.Artifact{ID: models.NewID("art_"), ProjectID: e.ProjectID, TargetType: in.TargetType, TargetID: e.ID, Role: in.Role,
-		LensID: in.LensID, Path: in.Path, Title: in.Title, Attempt: st.Attempt, UploadTokenHash: platform.HashSecret(token),
+	a := models.Artifact{ID: models.NewID("art_"), ProjectID: p.ID, TargetType: typ, TargetID: id, Role: in.Role,
+		LensID: in.LensID, Path: in.Path, Title: in.Title, Attempt: t.attempt(), UploadTokenHash: platform.HashSecret(token),
 		UploadExpiresAt: s.now().Add(uploadTTL)}
-	a.BlobKey = "research/" + e.ProjectID + "/artifacts/" + a.ID
+	a.BlobKey = "research/" + p.ID + "/artifacts/" + a.ID
 	if err := models.CreateArtifact(ctx, s.DB, &a); err != nil {
 		return nil, err
 	}
 	url := s.publicBase(ctx) + UploadPathPrefix + token
-	out := map[string]any{"artifact_id": a.ID, "role": a.Role, "path": a.Path, "attempt_index": a.Attempt,
-		"run":    "curl -sf -T '" + a.Path + "' '" + url + "'",
-		"upload": map[string]any{"method": "PUT", "url": url, "headers": map[string]string{"Content-Type": "application/octet-stream"}, "expires_at": a.UploadExpiresAt},
-		"note":   "the artifact is evidence only once these bytes are uploaded; the token is single-use"}
-	if gates.Gated(a.Role) {
-		out["max_bytes"] = gates.MaxGatedArtifactBytes
+	out := artifactSubmitAnswer{ArtifactID: a.ID, Role: a.Role, Path: a.Path, Attempt: a.Attempt, LensID: t.lens(a),
+		Run:    "curl -sf -T '" + a.Path + "' '" + url + "'",
+		Upload: artifactUpload{Method: "PUT", URL: url, Headers: map[string]string{"Content-Type": "application/octet-stream"}, ExpiresAt: a.UploadExpiresAt},
+		Note:   "the artifact is evidence only once these bytes are uploaded; the token is single-use"}
+	if max, gated := t.artifactLimit(a.Role, 0); gated {
+		out.MaxBytes = max
 	}
 	return out, nil
 }
@@ -139,7 +139,7 @@ func artifactFind(ctx context.Context, s *Service, c *Call) (any, error) {
 		}
 		out = append(out, v)
 	}
-	return map[string]any{"artifacts": out}, nil
+	return artifactsAnswer{Artifacts: out}, nil
 }
 
 func experimentExhibit(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -155,7 +155,7 @@ func experimentExhibit(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := []map[string]any{}
+	files := []exhibitFile{}
 	for _, a := range as {
 		base := path.Base(a.Path)
 		dir := path.Base(path.Dir(a.Path))
@@ -171,9 +171,9 @@ func experimentExhibit(ctx context.Context, s *Service, c *Call) (any, error) {
 		if json.Unmarshal([]byte(text), &doc) == nil {
 			flatten("", doc, metrics)
 		}
-		files = append(files, map[string]any{"artifact_id": a.ID, "path": a.Path, "sha256": a.SHA256, "attempt_index": a.Attempt, "metrics": metrics})
+		files = append(files, exhibitFile{ArtifactID: a.ID, Path: a.Path, SHA256: a.SHA256, Attempt: a.Attempt, Metrics: metrics})
 	}
-	return map[string]any{"experiment_id": e.ID, "read_only": true, "files": files}, nil
+	return exhibitAnswer{ExperimentID: e.ID, ReadOnly: true, Files: files}, nil
 }
 
 // flatten collects numeric leaves under dotted keys.
@@ -198,4 +198,27 @@ func flatten(prefix string, v any, out map[string]float64) {
 // and checked.
 func artifactAttemptKey(a models.Artifact) string {
 	return a.BlobKey + ".upload-" + models.RandomHex(12)
+}
+
+// artifactsAnswer is artifact.find's answer.
+type artifactsAnswer struct {
+	Artifacts []map[string]any `json:"artifacts"`
+}
+
+// exhibitAnswer is experiment.exhibit's answer: the metrics of the
+// experiment's uploaded result files. Fields are in the order of their
+// JSON keys, as the map it replaced encoded them.
+type exhibitAnswer struct {
+	ExperimentID string        `json:"experiment_id"`
+	Files        []exhibitFile `json:"files"`
+	ReadOnly     bool          `json:"read_only"`
+}
+
+// exhibitFile is one result file of exhibitAnswer, its numbers flattened.
+type exhibitFile struct {
+	ArtifactID string             `json:"artifact_id"`
+	Attempt    int                `json:"attempt_index"`
+	Metrics    map[string]float64 `json:"metrics"`
+	Path       string             `json:"path"`
+	SHA256     string             `json:"sha256"`
 }

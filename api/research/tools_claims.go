@@ -65,7 +65,7 @@ func claimCreate(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := models.CreateClaim(ctx, s.DB, &cl); err != nil {
 		return nil, err
 	}
-	return map[string]any{"claim": cl}, nil
+	return claimAnswer{Claim: cl}, nil
 }
 
 func claimUpdate(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -93,7 +93,7 @@ func claimUpdate(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := models.UpdateClaim(ctx, s.DB, cl.ID, up); err != nil {
 		return nil, err
 	}
-	return map[string]any{"claim": cl}, nil
+	return claimAnswer{Claim: cl}, nil
 }
 
 func claimList(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -105,7 +105,7 @@ func claimList(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	cls, err := models.ProjectClaims(ctx, s.DB, in.ProjectID)
-	return map[string]any{"claims": &cls}, err
+	return claimsAnswer{Claims: &cls}, err
 }
 
 type candidateArgs struct {
@@ -151,14 +151,14 @@ func candidateSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"candidate": candidateView(cand), "candidate_id": cand.ID, "created": created}, nil
+	return candidateSubmitted{Candidate: candidateView(cand), CandidateID: cand.ID, Created: created}, nil
 }
 
-func candidateView(c models.Candidate) map[string]any {
+func candidateView(c models.Candidate) candidateJSON {
 	var m map[string]float64
 	_ = json.Unmarshal([]byte(c.MetricsJSON), &m)
-	return map[string]any{"candidate_id": c.ID, "name": c.Name, "source_kind": c.SourceKind, "source_ref": c.SourceRef, "metrics": m,
-		"primary_metric": c.PrimaryMetric, "higher_is_better": c.HigherIsBetter, "validation_summary": c.ValidationSummary, "created_at": c.CreatedAt}
+	return candidateJSON{ID: c.ID, Name: c.Name, SourceKind: c.SourceKind, SourceRef: c.SourceRef, Metrics: m,
+		PrimaryMetric: c.PrimaryMetric, HigherIsBetter: c.HigherIsBetter, ValidationSummary: c.ValidationSummary, CreatedAt: c.CreatedAt}
 }
 
 func candidateStage(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -181,7 +181,7 @@ func candidateStage(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := models.CreateCandidateStage(ctx, s.DB, &st); err != nil {
 		return nil, err
 	}
-	return map[string]any{"stage": st, "candidate_id": cand.ID, "staged": true}, nil
+	return candidateStaged{Stage: st, CandidateID: cand.ID, Staged: true}, nil
 }
 
 func candidatePromote(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -200,7 +200,7 @@ func candidatePromote(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"champion": candidateView(champ), "champion_id": res.ChampionID, "promoted": res.Promoted}, nil
+	return candidatePromoted{Champion: candidateView(champ), ChampionID: res.ChampionID, Promoted: res.Promoted}, nil
 }
 
 func candidateList(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -223,14 +223,65 @@ func candidateList(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	views := make([]map[string]any, 0, len(cands))
-	var champ any
+	views := make([]candidateJSON, 0, len(cands))
+	var champ *candidateJSON
 	for _, cd := range cands {
 		v := candidateView(cd)
 		views = append(views, v)
 		if cd.ID == champID {
-			champ = v
+			champ = &v
 		}
 	}
-	return map[string]any{"champion": champ, "champion_id": champID, "candidates": views, "promotions": proms}, nil
+	return candidateListAnswer{Champion: champ, ChampionID: champID, Candidates: views, Promotions: proms}, nil
 }
+
+// The claim and candidate tools' answers. Fields are in the order of
+// their JSON keys, as the maps they replaced encoded them.
+type (
+	// claimAnswer is claim.create's and claim.update's answer.
+	claimAnswer struct {
+		Claim models.Claim `json:"claim"`
+	}
+	// claimsAnswer is claim.list's answer.
+	claimsAnswer struct {
+		Claims *[]models.Claim `json:"claims"`
+	}
+	// candidateJSON is a candidate as the tools show it.
+	candidateJSON struct {
+		ID                string             `json:"candidate_id"`
+		CreatedAt         time.Time          `json:"created_at"`
+		HigherIsBetter    bool               `json:"higher_is_better"`
+		Metrics           map[string]float64 `json:"metrics"`
+		Name              string             `json:"name"`
+		PrimaryMetric     string             `json:"primary_metric"`
+		SourceKind        string             `json:"source_kind"`
+		SourceRef         string             `json:"source_ref"`
+		ValidationSummary string             `json:"validation_summary"`
+	}
+	// candidateSubmitted is candidate.submit's answer.
+	candidateSubmitted struct {
+		Candidate   candidateJSON `json:"candidate"`
+		CandidateID string        `json:"candidate_id"`
+		Created     bool          `json:"created"`
+	}
+	// candidateStaged is candidate.stage's answer.
+	candidateStaged struct {
+		CandidateID string                `json:"candidate_id"`
+		Stage       models.CandidateStage `json:"stage"`
+		Staged      bool                  `json:"staged"`
+	}
+	// candidatePromoted is candidate.promote's answer.
+	candidatePromoted struct {
+		Champion   candidateJSON `json:"champion"`
+		ChampionID string        `json:"champion_id"`
+		Promoted   bool          `json:"promoted"`
+	}
+	// candidateListAnswer is candidate.list's answer; champion is null
+	// while the project has none.
+	candidateListAnswer struct {
+		Candidates []candidateJSON    `json:"candidates"`
+		Champion   *candidateJSON     `json:"champion"`
+		ChampionID string             `json:"champion_id"`
+		Promotions []models.Promotion `json:"promotions"`
+	}
+)

@@ -96,9 +96,9 @@ func experimentCreate(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil && !errors.As(err, &started) {
 		return nil, err
 	}
-	return map[string]any{"experiment": experimentSummary(e), "experiment_id": e.ID, "created": created,
-		"folder": "experiments/" + e.Name + "/", "workflow_id": wf.ExperimentWorkflowID(e.ID),
-		"next": "call workflow.status_and_next with this experiment_id"}, nil
+	return experimentCreated{Experiment: experimentSummary(e), ExperimentID: e.ID, Created: created,
+		Folder: "experiments/" + e.Name + "/", WorkflowID: wf.ExperimentWorkflowID(e.ID),
+		Next: "call workflow.status_and_next with this experiment_id"}, nil
 }
 
 // checkLimits refuses an eighth open experiment, and a new one once five
@@ -110,7 +110,7 @@ func checkLimits(ctx context.Context, db *gorm.DB, projectID string) error {
 		return err
 	}
 	if open >= maxOpenExperiments {
-		return &ToolError{Code: CodeConflict, Reason: "project_limit", Message: "a project may have at most 7 open experiments; finish or abandon one first"}
+		return &ToolError{Code: CodeConflict, Reason: ReasonProjectLimit, Message: "a project may have at most 7 open experiments; finish or abandon one first"}
 	}
 	since, err := models.LastPublishedAt(ctx, db, projectID)
 	if err != nil {
@@ -121,7 +121,7 @@ func checkLimits(ctx context.Context, db *gorm.DB, projectID string) error {
 		return err
 	}
 	if finished >= finishedBeforeReflection {
-		return &ToolError{Code: CodeGateBlocked, Reason: "reflection_required", Message: "5 experiments finished since the last published reflection; run a reflection (reflection.create) first"}
+		return &ToolError{Code: CodeGateBlocked, Reason: ReasonReflectionRequired, Message: "5 experiments finished since the last published reflection; run a reflection (reflection.create) first"}
 	}
 	return nil
 }
@@ -215,7 +215,7 @@ func experimentList(ctx context.Context, s *Service, c *Call) (any, error) {
 	for _, e := range exps {
 		out = append(out, experimentSummary(e))
 	}
-	return map[string]any{"experiments": out, "authority": "gates are mirrored from each experiment's workflow"}, nil
+	return experimentsAnswer{Experiments: out, Authority: "gates are mirrored from each experiment's workflow"}, nil
 }
 
 func experimentGetState(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -235,4 +235,22 @@ func experimentGetState(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	return map[string]any{"state": st, "workflow": st.Decision(), "code": codeView(code, ok)}, nil
+}
+
+// experimentCreated is experiment.create's answer. Fields are in the
+// order of their JSON keys, as the map it replaced encoded them.
+type experimentCreated struct {
+	Created      bool           `json:"created"`
+	Experiment   map[string]any `json:"experiment"`
+	ExperimentID string         `json:"experiment_id"`
+	Folder       string         `json:"folder"`
+	Next         string         `json:"next"`
+	WorkflowID   string         `json:"workflow_id"`
+}
+
+// experimentsAnswer is experiment.list's answer (and, with the operator's
+// authority line, the console's experiment list).
+type experimentsAnswer struct {
+	Authority   string           `json:"authority"`
+	Experiments []map[string]any `json:"experiments"`
 }

@@ -59,26 +59,23 @@ func reviewRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	if in.TargetType == targetReflection {
-		return s.reflectionReviewRequest(ctx, c, in)
-	}
-	proj, e, err := s.experiment(ctx, c, in.ProjectID, in.TargetID)
-	if err != nil {
-		return nil, targetError(err)
-	}
-	st, err := s.state(ctx, e.ID)
+	kind, err := reviewTargetOf(in.TargetType)
 	if err != nil {
 		return nil, err
 	}
-	a, err := s.newReviewRequest(c, proj, experimentTarget{st: st, name: e.Name}, in)
+	proj, t, err := kind.resolve(ctx, s, c, in.ProjectID, in.TargetID)
 	if err != nil {
 		return nil, err
 	}
-	r, kind := a.request, a.request.Kind
+	a, err := s.newReviewRequest(c, proj, t, in)
+	if err != nil {
+		return nil, err
+	}
+	r := a.request
 	if err := models.CreateReviewRequest(ctx, s.DB, r); err != nil {
 		return nil, err
 	}
-	requested, err := s.notify(ctx, e.ID, wf.ReviewRequestedSignal, r.ID, wf.ReviewRequested{Kind: kind, RequestID: r.ID, Role: r.Role,
+	requested, err := t.notify(ctx, s, wf.ReviewRequestedSignal, r.ID, wf.ReviewRequested{Kind: r.Kind, RequestID: r.ID, Role: r.Role,
 		ExpiresAt: r.ExpiresAt, SnapshotToken: r.SnapshotToken})
 	if err != nil {
 		return nil, err
@@ -123,7 +120,7 @@ func reviewSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, toolErr(CodeForbidden, "/review_session_id", "a human review is answered by an operator")
 	}
 	if sess.OpenedByCredential == "" || sess.OpenedByCredential != c.Principal.CredentialID {
-		return nil, &ToolError{Code: CodeForbidden, Pointer: "/review_session_id", Reason: "review_session_bound",
+		return nil, &ToolError{Code: CodeForbidden, Pointer: "/review_session_id", Reason: ReasonReviewSessionBound,
 			Message: "a review session is answered only by the credential that started it"}
 	}
 	return s.recordVerdict(ctx, sess, req, Verdict{Verdict: in.Verdict, ReturnTo: in.ReturnTo, Synopsis: in.Synopsis, Notes: in.Notes,
@@ -134,14 +131,16 @@ func reviewSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 // signals the target's workflow; the one path of review.submit and of a
 // human verdict from the operator console.
 func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, req models.ReviewRequest, v Verdict) (map[string]any, error) {
-	if req.TargetType == targetReflection {
-		return s.recordReflectionVerdict(ctx, sess, req, v)
-	}
-	moved, err := experimentTarget{}.moved(req.Kind, v)
+	kind, err := reviewTargetOf(req.TargetType)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.state(ctx, req.TargetID); err != nil {
+	moved, err := kind.moved(req.Kind, v)
+	if err != nil {
+		return nil, err
+	}
+	t, err := kind.load(ctx, s, req.TargetID)
+	if err != nil {
 		return nil, err
 	}
 	sig := wf.ReviewVerdict{Kind: req.Kind, RequestID: req.ID, Verdict: v.Verdict, ReturnTo: v.ReturnTo, Synopsis: v.Synopsis, Notes: v.Notes,
@@ -149,7 +148,7 @@ func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, 
 	var answered *notice
 	_, err = models.SubmitVerdict(ctx, s.DB, sess.ID, v.session(),
 		func(models.ReviewRequest) (err error) {
-			answered, err = s.notify(ctx, req.TargetID, wf.ReviewVerdictSignal, req.ID, sig)
+			answered, err = t.notify(ctx, s, wf.ReviewVerdictSignal, req.ID, sig)
 			return err
 		})
 	if err != nil {
@@ -162,18 +161,19 @@ func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, 
 // openSession opens the review session of a claimed request, once, if the
 // target has not changed since the request, and tells the workflow.
 func (s *Service) openSession(ctx context.Context, r models.ReviewRequest, p platform.Principal, callerSessionID, agent string) (models.ReviewSession, error) {
-	if r.TargetType == targetReflection {
-		return s.openReflectionSession(ctx, r, p, callerSessionID, agent)
-	}
-	st, err := s.state(ctx, r.TargetID)
+	kind, err := reviewTargetOf(r.TargetType)
 	if err != nil {
 		return models.ReviewSession{}, err
 	}
-	sess, err := s.reviewStarted(ctx, experimentTarget{st: st}, r, p, callerSessionID, agent)
+	t, err := kind.load(ctx, s, r.TargetID)
 	if err != nil {
 		return models.ReviewSession{}, err
 	}
-	started, err := s.notify(ctx, r.TargetID, wf.ReviewStartedSignal, r.ID, wf.ReviewStarted{Kind: r.Kind, RequestID: r.ID})
+	sess, err := s.reviewStarted(ctx, t, r, p, callerSessionID, agent)
+	if err != nil {
+		return models.ReviewSession{}, err
+	}
+	started, err := t.notify(ctx, s, wf.ReviewStartedSignal, r.ID, wf.ReviewStarted{Kind: r.Kind, RequestID: r.ID})
 	if err != nil {
 		return models.ReviewSession{}, err
 	}
@@ -183,7 +183,11 @@ func (s *Service) openSession(ctx context.Context, r models.ReviewRequest, p pla
 
 // routeFor checks a verdict against the review status of req's kind.
 func routeFor(req models.ReviewRequest, v Verdict) error {
-	_, err := reviewTargetOf(req.TargetType).moved(req.Kind, v)
+	kind, err := reviewTargetOf(req.TargetType)
+	if err != nil {
+		return err
+	}
+	_, err = kind.moved(req.Kind, v)
 	return err
 }
 
@@ -206,5 +210,11 @@ func reviewStatus(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"review_requests": reviewViews(rs)}, nil
+	return reviewRequestsAnswer{Requests: reviewViews(rs)}, nil
+}
+
+// reviewRequestsAnswer is review.status's answer and the operator
+// console's pending human reviews.
+type reviewRequestsAnswer struct {
+	Requests []reviewRequestView `json:"review_requests"`
 }

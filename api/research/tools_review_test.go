@@ -77,7 +77,11 @@ func TestReviewTargetMoved(t *testing.T) {
 		{"reflection pass stays", targetReflection, kindReflection, "pass", "", nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := reviewTargetOf(tc.target).moved(tc.kind, Verdict{Verdict: tc.verdict, ReturnTo: tc.returnTo})
+			target, err := reviewTargetOf(tc.target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := target.moved(tc.kind, Verdict{Verdict: tc.verdict, ReturnTo: tc.returnTo})
 			if tc.badField != "" {
 				var te *ToolError
 				if !errors.As(err, &te) || te.Code != CodeInvalidInput || te.Pointer != tc.badField {
@@ -101,20 +105,20 @@ func TestReviewTargetMoved(t *testing.T) {
 func TestReviewTargetSnapshot(t *testing.T) {
 	exp := experimentTarget{st: experimentAt(gates.DesignReview), name: "lr-sweep"}
 	snap := exp.snapshot()
-	arts := snap["artifacts"].([]map[string]any)
-	if len(arts) != 1 || arts[0]["artifact_id"] != "art_new" {
-		t.Fatalf("the snapshot shows only the current attempt's artifacts: %v", arts)
+	if len(snap.Artifacts) != 1 || snap.Artifacts[0].ArtifactID != "art_new" {
+		t.Fatalf("the snapshot shows only the current attempt's artifacts: %+v", snap.Artifacts)
 	}
-	if snap["snapshot_token"] != exp.token() || exp.token() == "" || snap["target_type"] != "experiment" || snap["target_id"] != "exp_1" {
-		t.Fatalf("experiment snapshot %v", snap)
+	if snap.SnapshotToken != exp.token() || exp.token() == "" || snap.TargetType != "experiment" || snap.TargetID != "exp_1" {
+		t.Fatalf("experiment snapshot %+v", snap)
 	}
 	ref := reflectionTarget{st: wf.ReflectionState{ReflectionID: "ref_1", Status: rg.Consolidating, Attempt: 1, ProposalRevision: 3,
 		Proposal: &wf.ProposalRef{ProposalID: "cp_1", Revision: 3}}}
 	rs := ref.snapshot()
-	if rs["proposal_id"] != "cp_1" || rs["proposal_revision"] != 3 || rs["target_type"] != "reflection" || rs["snapshot_token"] != ref.token() {
-		t.Fatalf("reflection snapshot %v", rs)
+	if rs.ProposalID == nil || *rs.ProposalID != "cp_1" || rs.ProposalRevision == nil || *rs.ProposalRevision != 3 ||
+		rs.TargetType != "reflection" || rs.SnapshotToken != ref.token() {
+		t.Fatalf("reflection snapshot %+v", rs)
 	}
-	if _, ok := (reflectionTarget{st: wf.ReflectionState{ReflectionID: "ref_2"}}).snapshot()["proposal_id"]; ok {
+	if (reflectionTarget{st: wf.ReflectionState{ReflectionID: "ref_2"}}).snapshot().ProposalID != nil {
 		t.Fatal("a wave without a proposal names none")
 	}
 	if p := ref.prompt("consolidation_reviewer", "rr_1", kindConsolidation); !strings.Contains(p, "consolidation.get") || !strings.Contains(p, "ref_1") {

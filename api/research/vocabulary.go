@@ -26,6 +26,24 @@ const (
 	CodeUnsupported = "unsupported"
 	// CodeInternal: a bug; the details are in the server log.
 	CodeInternal = "internal"
+	// CodeUnauthorized: the request carries no usable credential (the
+	// REST layer's code, answered before any tool runs).
+	CodeUnauthorized = "unauthorized"
+)
+
+// Reasons a ToolError carries beside its code, where a caller needs to
+// tell one refusal of a code from another.
+const (
+	// ReasonProjectLimit: the project has as many open experiments as it may.
+	ReasonProjectLimit = "project_limit"
+	// ReasonReflectionRequired: enough experiments finished that a
+	// reflection must be published first.
+	ReasonReflectionRequired = "reflection_required"
+	// ReasonToolVisibility: the tool is hidden from this credential.
+	ReasonToolVisibility = "tool_visibility_forbidden"
+	// ReasonReviewSessionBound: a review session is answered only by the
+	// credential that started it.
+	ReasonReviewSessionBound = "review_session_bound"
 )
 
 // Target types a review or an artifact attaches to.
