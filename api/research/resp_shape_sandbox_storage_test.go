@@ -72,12 +72,12 @@ func TestRespShape_Views(t *testing.T) {
 		`{"active":true,"cpu":0,"created_at":"T","ended_at":null,"experiment_id":"","expires_at":"T","gpu":0,"instance_type":"","key_fingerprint":"","memory_mb":0,"project_id":"prj_1","provider":"","region":"","sandbox_id":"sbx_3","sandbox_uid":"sbx_3","status":"provisioning","workflow_id":"sandbox/sbx_3"}`)
 	o := models.StorageObject{ID: "obj_1", Name: "n", Version: 2, Kind: "model", Status: models.StorageAvailable, SHA256: "ab", SizeBytes: 3,
 		Path: "p", ContentType: "text/plain", ExpiresAt: &pinT0, CompletedAt: &pinT0, CreatedAt: pinT0}
-	pinJSON(t, "objectView compact", objectView(o, true),
+	pinJSON(t, "objectView compact", objectCompactView(o),
 		`{"expires_at":"T","kind":"model","name":"n","object_id":"obj_X","pinned":false,"sha256":"ab","size_bytes":3,"status":"available","version":2}`)
-	pinJSON(t, "objectView full", objectView(o, false),
+	pinJSON(t, "objectView full", objectView(o),
 		`{"completed_at":"T","content_type":"text/plain","created_at":"T","deleted_at":null,"expires_at":"T","kind":"model","name":"n","notes":"","object_id":"obj_X","path":"p","pinned":false,"producing_experiment_id":"","producing_run":"","sha256":"ab","size_bytes":3,"source_uri":"","status":"available","version":2}`)
 	o.LastError, o.ExpiresAt, o.Pinned = "bad bytes", nil, true
-	pinJSON(t, "objectView last error", objectView(o, false),
+	pinJSON(t, "objectView last error", objectView(o),
 		`{"completed_at":"T","content_type":"text/plain","created_at":"T","deleted_at":null,"expires_at":null,"kind":"model","last_error":"bad bytes","name":"n","notes":"","object_id":"obj_X","path":"p","pinned":true,"producing_experiment_id":"","producing_run":"","sha256":"ab","size_bytes":3,"source_uri":"","status":"available","version":2}`)
 	open := "prj_1"
 	pinJSON(t, "reflectionSummary", reflectionSummary(models.Reflection{ID: "refl_1", Title: "w", Status: "reflecting", Gate: "g", NextAction: "n",

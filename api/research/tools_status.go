@@ -41,8 +41,8 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 	// sandbox runs comes from the sandbox mirror, its authority, which a
 	// signal to the workflow may not have reached yet (execution_active).
 	sbx := s.sandboxBlock(ctx, e.ID)
-	if uid, _ := sbx["sandbox_uid"].(string); sbx["status"] == models.SandboxRunning && !slices.Contains(st.SandboxesRunning, uid) {
-		st.SandboxesRunning = append(st.SandboxesRunning, uid)
+	if sbx.sandboxEndpointResp != nil && sbx.Status == models.SandboxRunning && !slices.Contains(st.SandboxesRunning, sbx.SandboxUID) {
+		st.SandboxesRunning = append(st.SandboxesRunning, sbx.SandboxUID)
 	}
 	d := st.Decision()
 	workflow := map[string]any{"current_gate": d.Gate, "next_action": d.NextAction, "allowed_actions": s.allowedActions(c.Principal, d.AllowedTools, d.Transitions),
