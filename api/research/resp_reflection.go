@@ -59,18 +59,18 @@ type reflectionViewResp struct {
 
 // reflectionHeadResp is the wave's workflow state in reflection.get.
 type reflectionHeadResp struct {
-	AttemptIndex     int                  `json:"attempt_index"`
-	CentralAdvance   *wf.AdvanceState     `json:"central_advance"`
-	CurrentGate      string               `json:"current_gate"`
-	NextAction       string               `json:"next_action"`
-	PastAdvances     []wf.AdvanceState    `json:"past_advances"`
-	ProjectID        string               `json:"project_id"`
-	ProposalRevision int                  `json:"proposal_revision"`
-	Published        *wf.PublishResult    `json:"published"`
-	ReflectionID     string               `json:"reflection_id"`
-	RevisionContext  *wf.RevisionContext  `json:"revision_context"`
-	Status           rg.Status            `json:"status"`
-	Title            string               `json:"title"`
+	AttemptIndex     int                 `json:"attempt_index"`
+	CentralAdvance   *wf.AdvanceState    `json:"central_advance"`
+	CurrentGate      string              `json:"current_gate"`
+	NextAction       string              `json:"next_action"`
+	PastAdvances     []wf.AdvanceState   `json:"past_advances"`
+	ProjectID        string              `json:"project_id"`
+	ProposalRevision int                 `json:"proposal_revision"`
+	Published        *wf.PublishResult   `json:"published"`
+	ReflectionID     string              `json:"reflection_id"`
+	RevisionContext  *wf.RevisionContext `json:"revision_context"`
+	Status           rg.Status           `json:"status"`
+	Title            string              `json:"title"`
 }
 
 // reflectionLensResp is one roster lens with its coverage; doc only once
