@@ -55,12 +55,13 @@ func (s *Service) reflectionArtifactSubmit(ctx context.Context, c *Call, in arti
 		return nil, err
 	}
 	url := s.publicBase(ctx) + UploadPathPrefix + token
-	out := map[string]any{"artifact_id": a.ID, "role": a.Role, "path": a.Path, "attempt_index": a.Attempt, "lens_id": a.LensID,
-		"run":    "curl -sf -T '" + a.Path + "' '" + url + "'",
-		"upload": map[string]any{"method": "PUT", "url": url, "headers": map[string]string{"Content-Type": "application/octet-stream"}, "expires_at": a.UploadExpiresAt},
-		"note":   "the artifact is evidence only once these bytes are uploaded; the token is single-use"}
+	out := reflectionArtifactResp{ArtifactID: a.ID, Role: a.Role, Path: a.Path, AttemptIndex: a.Attempt, LensID: a.LensID,
+		Run: "curl -sf -T '" + a.Path + "' '" + url + "'",
+		Upload: reflectionArtifactUpload{Method: http.MethodPut, URL: url, Headers: map[string]string{"Content-Type": "application/octet-stream"},
+			ExpiresAt: a.UploadExpiresAt},
+		Note: "the artifact is evidence only once these bytes are uploaded; the token is single-use"}
 	if rg.Gated(a.Role) {
-		out["max_bytes"] = maxReflectionArtifactBytes
+		out.MaxBytes = maxReflectionArtifactBytes
 	}
 	return out, nil
 }
@@ -118,7 +119,7 @@ func (s *Service) uploadReflection(c *gin.Context, a models.Artifact) {
 			return res.Error
 		}
 		if res.RowsAffected != 1 {
-			return &ToolError{Code: "conflict", Message: "this upload token was already used"}
+			return &ToolError{Code: CodeConflict, Message: "this upload token was already used"}
 		}
 		var nerr error
 		landed, nerr = s.notifyReflection(ctx, a.TargetID, wf.ArtifactLandedSignal, a.ID, ref)
@@ -130,8 +131,8 @@ func (s *Service) uploadReflection(c *gin.Context, a models.Artifact) {
 		return
 	}
 	landed.answer(ctx, nil)
-	c.JSON(http.StatusOK, gin.H{"artifact_id": a.ID, "role": a.Role, "lens_id": a.LensID, "path": a.Path, "sha256": info.SHA256,
-		"size_bytes": info.Size, "valid": len(problems) == 0, "problems": problems})
+	c.JSON(http.StatusOK, reflectionUploadedResp{ArtifactID: a.ID, Role: a.Role, LensID: a.LensID, Path: a.Path, SHA256: info.SHA256,
+		SizeBytes: info.Size, Valid: len(problems) == 0, Problems: problems})
 }
 
 // changeSpecProblems checks what publish will apply: changed claims exist

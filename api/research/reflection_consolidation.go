@@ -3,7 +3,6 @@ package research
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"strconv"
 
 	models "github.com/gatehouse/gatehouse/models/research"
@@ -49,7 +48,7 @@ func consolidationGet(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	latest := map[string]proposalDecision{}
-	proposals := make([]map[string]any, 0, len(props))
+	proposals := make([]consolidationProposalResp, 0, len(props))
 	for _, p := range props {
 		var ds []proposalDecision
 		_ = json.Unmarshal([]byte(p.DecisionsJSON), &ds)
@@ -57,8 +56,8 @@ func consolidationGet(ctx context.Context, s *Service, c *Call) (any, error) {
 		for _, d := range ds {
 			latest[d.ExperimentID] = d
 		}
-		proposals = append(proposals, map[string]any{"proposal_id": p.ID, "proposal_revision": p.Revision, "base_sha": p.BaseSHA,
-			"proposal_sha": p.ProposalSHA, "summary": p.Summary, "decisions": ds, "created_at": p.CreatedAt})
+		proposals = append(proposals, consolidationProposalResp{ProposalID: p.ID, ProposalRevision: p.Revision, BaseSHA: p.BaseSHA,
+			ProposalSHA: p.ProposalSHA, Summary: p.Summary, Decisions: ds, CreatedAt: p.CreatedAt})
 	}
 	corpus := decodeCorpus(r.CorpusJSON)
 	ids := make([]string, 0, len(corpus))
@@ -69,7 +68,7 @@ func consolidationGet(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	exps := []map[string]any{}
+	exps := []consolidationEntryResp{}
 	missing := []string{}
 	for _, e := range corpus {
 		report, err := s.docRef(ctx, e.ReportArtifactID, false)
@@ -81,37 +80,41 @@ func consolidationGet(ctx context.Context, s *Service, c *Call) (any, error) {
 			summary = report["tldr"].(string)
 		}
 		code, ok := codes[e.ExperimentID]
-		entry := map[string]any{"experiment_id": e.ExperimentID, "name": e.Name, "status": e.Status, "central_sha_at_snapshot": e.BaseSHA,
-			"result_summary": summary, "result_artifact_id": e.ResultArtifactID, "decision": nil}
-		maps.Copy(entry, codeView(code, ok)) // branch, base_sha, head_sha as the experiment recorded them
+		entry := consolidationEntryResp{ExperimentID: e.ExperimentID, Name: e.Name, Status: e.Status, CentralSHAAtSnapshot: e.BaseSHA,
+			ResultSummary: summary, ResultArtifactID: e.ResultArtifactID}
+		// branch, base_sha, head_sha (and their sources) as the experiment recorded them
+		cv := codeView(code, ok)
+		entry.Branch, entry.BaseSHA, entry.HeadSHA = cv["branch"], cv["base_sha"], cv["head_sha"]
+		entry.BaseSource, entry.HeadSource = presentIn(cv, "base_source"), presentIn(cv, "head_source")
 		if d, ok := latest[e.ExperimentID]; ok {
-			entry["decision"] = d
+			entry.Decision = &d
 		} else {
 			missing = append(missing, e.ExperimentID)
 		}
 		exps = append(exps, entry)
 	}
-	var feedback []map[string]any
+	var feedback []consolidationFeedbackResp
 	reqs, err := models.SubmittedReviews(ctx, s.DB, r.ID, kindConsolidation)
 	if err != nil {
 		return nil, err
 	}
 	for _, q := range reqs {
 		if sess, err := models.ReviewSessionOfRequest(ctx, s.DB, q.ID); err == nil {
-			feedback = append(feedback, map[string]any{"review_request_id": q.ID, "verdict": sess.Verdict, "synopsis": sess.Synopsis, "notes": sess.Notes,
-				"findings": decodedJSON(sess.FindingsJSON), "evidence": decodedJSON(sess.EvidenceJSON)})
+			feedback = append(feedback, consolidationFeedbackResp{ReviewRequestID: q.ID, Verdict: sess.Verdict, Synopsis: sess.Synopsis, Notes: sess.Notes,
+				Findings: decodedJSON(sess.FindingsJSON), Evidence: decodedJSON(sess.EvidenceJSON)})
 		}
 	}
 	cur, err := s.central().Read(ctx, r.ProjectID)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"reflection": view["reflection"], "roster": view["roster"], "synthesis": view["synthesis"],
-		"central":   map[string]any{"ref": s.central().Name(r.ProjectID), "sha": cur},
-		"packet":    map[string]any{"immutable": true, "experiments": exps, "proposal_coverage": map[string]any{"covered": len(exps) - len(missing), "missing": missing}},
-		"proposals": proposals, "prior_consolidation_review_feedback": feedback,
-		"rules": map[string]any{"dispositions": dispositions, "integration_kinds": integrationKinds,
-			"code_carrying": "used_as_is and adapted need source_sha and an integration_kind other than none; superseded needs superseded_by"}}, nil
+	return consolidationGetResp{Reflection: view.Reflection, Roster: view.Roster, Synthesis: view.Synthesis,
+		Central: consolidationCentralResp{Ref: s.central().Name(r.ProjectID), SHA: cur},
+		Packet: consolidationPacketResp{Immutable: true, Experiments: exps,
+			ProposalCoverage: consolidationCoverageResp{Covered: len(exps) - len(missing), Missing: missing}},
+		Proposals: proposals, PriorConsolidationReviewFeedback: feedback,
+		Rules: consolidationRulesResp{Dispositions: dispositions, IntegrationKinds: integrationKinds,
+			CodeCarrying: "used_as_is and adapted need source_sha and an integration_kind other than none; superseded needs superseded_by"}}, nil
 }
 
 func consolidationSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -154,8 +157,8 @@ func consolidationSubmit(ctx context.Context, s *Service, c *Call) (any, error) 
 		return nil, err
 	}
 	stored.answer(ctx, nil)
-	return map[string]any{"proposal_id": p.ID, "proposal_revision": p.Revision, "immutable": true, "reflection_id": r.ID,
-		"next": "request the consolidation review (review.request role consolidation_reviewer)"}, nil
+	return consolidationSubmitResp{ProposalID: p.ID, ProposalRevision: p.Revision, Immutable: true, ReflectionID: r.ID,
+		Next: "request the consolidation review (review.request role consolidation_reviewer)"}, nil
 }
 
 // checkDecisions wants exactly one decision per corpus experiment, each

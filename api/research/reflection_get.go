@@ -67,36 +67,40 @@ func reflectionGet(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.reflectionView(ctx, r, in.IncludeContent)
+	view, err := s.reflectionView(ctx, r, in.IncludeContent)
+	if err != nil {
+		return nil, err
+	}
+	return view, nil
 }
 
 // reflectionView is the authoritative wave: workflow state, roster with
 // coverage, current-attempt synthesis artifacts, prior published wave and
 // the snapshotted corpus.
-func (s *Service) reflectionView(ctx context.Context, r models.Reflection, withContent bool) (map[string]any, error) {
+func (s *Service) reflectionView(ctx context.Context, r models.Reflection, withContent bool) (*reflectionViewResp, error) {
 	st, err := s.reflectionState(ctx, r.ID)
 	if err != nil {
 		return nil, err
 	}
 	d := st.Decision()
-	roster := []map[string]any{}
+	roster := []reflectionLensResp{}
 	covered := 0
 	for _, l := range st.Lenses {
-		entry := map[string]any{"id": l.ID, "title": l.Title, "charter": l.Charter, "why_distinct": l.WhyDistinct, "core": l.Core,
-			"path": "reflections/" + r.ID + "/lenses/" + l.ID + ".md", "covered": false}
+		entry := reflectionLensResp{ID: l.ID, Title: l.Title, Charter: l.Charter, WhyDistinct: l.WhyDistinct, Core: l.Core,
+			Path: "reflections/" + r.ID + "/lenses/" + l.ID + ".md", Covered: false}
 		if a, ok := st.Artifacts[wf.ArtifactKey(string(rg.EvLensDocs), l.ID)]; ok && a.Attempt == st.Attempt {
 			doc, err := s.docRef(ctx, a.ArtifactID, withContent)
 			if err != nil {
 				return nil, err
 			}
-			entry["covered"], entry["doc"] = a.Valid, doc
+			entry.Covered, entry.Doc = a.Valid, doc
 			if a.Valid {
 				covered++
 			}
 		}
 		roster = append(roster, entry)
 	}
-	synthesis := map[string]any{}
+	synthesis := map[string]map[string]any{}
 	for _, role := range []gates.Evidence{rg.EvProjectGraph, rg.EvReflectionDoc, rg.EvChangeSpec} {
 		if a, ok := st.Artifacts[string(role)]; ok && a.Attempt == st.Attempt {
 			doc, err := s.docRef(ctx, a.ArtifactID, withContent)
@@ -106,7 +110,7 @@ func (s *Service) reflectionView(ctx context.Context, r models.Reflection, withC
 			synthesis[string(role)] = doc
 		}
 	}
-	var prior any
+	var prior *reflectionPriorResp
 	if pub, err := models.LatestPublishedReflection(ctx, s.DB, r.ProjectID, r.ID); err == nil {
 		graph, err := s.docRef(ctx, pub.GraphArtifactID, withContent)
 		if err != nil {
@@ -116,9 +120,9 @@ func (s *Service) reflectionView(ctx context.Context, r models.Reflection, withC
 		if err != nil {
 			return nil, err
 		}
-		prior = map[string]any{"reflection_id": pub.ID, "published_at": pub.PublishedAt, "project_graph": graph, "reflection_doc": doc}
+		prior = &reflectionPriorResp{ReflectionID: pub.ID, PublishedAt: pub.PublishedAt, ProjectGraph: graph, ReflectionDoc: doc}
 	}
-	corpus := []map[string]any{}
+	corpus := []reflectionCorpusResp{}
 	for _, e := range decodeCorpus(r.CorpusJSON) {
 		report, err := s.docRef(ctx, e.ReportArtifactID, withContent)
 		if err != nil {
@@ -128,15 +132,15 @@ func (s *Service) reflectionView(ctx context.Context, r models.Reflection, withC
 		if err != nil {
 			return nil, err
 		}
-		corpus = append(corpus, map[string]any{"experiment_id": e.ExperimentID, "name": e.Name, "intent": e.Intent, "status": e.Status,
-			"conclusion": e.Conclusion, "report": report, "graph": graph, "result_artifact_id": e.ResultArtifactID})
+		corpus = append(corpus, reflectionCorpusResp{ExperimentID: e.ExperimentID, Name: e.Name, Intent: e.Intent, Status: e.Status,
+			Conclusion: e.Conclusion, Report: report, Graph: graph, ResultArtifactID: e.ResultArtifactID})
 	}
-	return map[string]any{
-		"reflection": map[string]any{"reflection_id": r.ID, "project_id": r.ProjectID, "title": r.Title, "status": st.Status,
-			"attempt_index": st.Attempt, "proposal_revision": st.ProposalRevision, "current_gate": d.Gate, "next_action": d.NextAction,
-			"revision_context": st.RevisionContext, "central_advance": st.Advance, "past_advances": pastAdvances(st.Advances), "published": st.Published},
-		"roster": roster, "coverage": map[string]any{"covered": covered, "total": len(st.Lenses), "next_lens_id": st.NextLens()},
-		"synthesis": synthesis, "prior_published": prior, "corpus": corpus, "content_included": withContent}, nil
+	return &reflectionViewResp{
+		Reflection: reflectionHeadResp{ReflectionID: r.ID, ProjectID: r.ProjectID, Title: r.Title, Status: st.Status,
+			AttemptIndex: st.Attempt, ProposalRevision: st.ProposalRevision, CurrentGate: d.Gate, NextAction: d.NextAction,
+			RevisionContext: st.RevisionContext, CentralAdvance: st.Advance, PastAdvances: pastAdvances(st.Advances), Published: st.Published},
+		Roster: roster, Coverage: reflectionCoverageResp{Covered: covered, Total: len(st.Lenses), NextLensID: st.NextLens()},
+		Synthesis: synthesis, PriorPublished: prior, Corpus: corpus, ContentIncluded: withContent}, nil
 }
 
 // pastAdvances lists a wave's settled advances, oldest first ([] if none).

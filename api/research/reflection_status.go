@@ -24,52 +24,41 @@ func (s *Service) reflectionStatus(ctx context.Context, c *Call, p models.Projec
 		return nil, false, nil
 	}
 	d := st.Decision()
-	workflow := map[string]any{"current_gate": d.Gate, "next_action": d.NextAction, "allowed_actions": s.allowedActions(c.Principal, d.AllowedTools, d.Transitions),
-		"allowed_transitions": d.Transitions, "blocked_actions": d.BlockedActions, "missing_evidence": d.MissingEvidence,
-		"revision_context": st.RevisionContext, "status": st.Status, "attempt_index": st.Attempt, "proposal_revision": st.ProposalRevision,
-		"reflection_id": r.ID}
+	workflow := reflectionWorkflowResp{CurrentGate: d.Gate, NextAction: d.NextAction, AllowedActions: s.allowedActions(c.Principal, d.AllowedTools, d.Transitions),
+		AllowedTransitions: d.Transitions, BlockedActions: d.BlockedActions, MissingEvidence: d.MissingEvidence,
+		RevisionContext: st.RevisionContext, Status: st.Status, AttemptIndex: st.Attempt, ProposalRevision: st.ProposalRevision,
+		ReflectionID: r.ID, CentralAdvance: st.Advance}
 	if kind := st.ReviewKind(); d.ReviewEvidence != "" && kind != "" {
-		rv := st.Reviews[kind]
-		status := reviewGateStatus(rv, st.SnapshotToken())
-		g := map[string]any{"role": reviewRoleOf(p, kind), "skill": kind + "-review", "target_type": targetReflection, "target_id": r.ID,
-			"status": status, "label": kind + " review", "read_only": true}
-		if rv.RequestID != "" && status != "none" {
-			g["request_id"], g["expires_at"] = rv.RequestID, rv.ExpiresAt
-		}
-		noteExpired(g, rv)
-		workflow["review_gate"] = g
+		workflow.ReviewGate = reviewGateOf(p, kind, targetReflection, r.ID, st.Reviews[kind], st.SnapshotToken())
 	}
 	if d.ArtifactRole != "" {
 		t := rg.Templates[d.ArtifactRole]
-		g := map[string]any{"target_type": targetReflection, "target_id": r.ID, "role": t.Role, "template": t.Text,
-			"guidance": rg.GuidanceOf(d.ArtifactRole), "checks": rg.Checks(d.ArtifactRole), "path": "reflections/" + r.ID + "/" + t.Path}
+		g := &reflectionGuidanceResp{TargetType: targetReflection, TargetID: r.ID, Role: t.Role, Template: t.Text,
+			Guidance: rg.GuidanceOf(d.ArtifactRole), Checks: rg.Checks(d.ArtifactRole), Path: "reflections/" + r.ID + "/" + t.Path}
 		if d.ArtifactRole == string(rg.EvLensDocs) {
 			lens := st.NextLens()
-			g["lens_id"], g["path"] = lens, "reflections/"+r.ID+"/lenses/"+lens+".md"
+			g.LensID, g.Path = &lens, "reflections/"+r.ID+"/lenses/"+lens+".md"
 			for _, l := range st.Lenses {
 				if l.ID == lens {
-					g["lens"] = l
+					g.Lens = &l
 				}
 			}
 		}
-		workflow["artifact_guidance"] = g
-	}
-	if st.Advance != nil {
-		workflow["central_advance"] = st.Advance
+		workflow.ArtifactGuidance = g
 	}
 	live, err := s.liveExperiments(ctx, p.ID)
 	if err != nil {
 		return nil, true, err
 	}
-	workflow["live_experiments"] = live
+	workflow.LiveExperiments = live
 	// The wave adds to the project context, it does not replace it: the
 	// claims, experiments and literature stay in view.
 	pctx, err := s.projectContext(ctx, p)
 	if err != nil {
 		return nil, true, err
 	}
-	return map[string]any{"scope": "project", "experiment": nil, "reflection": reflectionSummary(r), "workflow": workflow,
-		"context": pctx}, true, nil
+	summary := reflectionSummary(r)
+	return projectStatusResp{Scope: "project", Reflection: &summary, Workflow: workflow, Context: pctx}, true, nil
 }
 
 // latestPublishedReflection summarizes the project's newest published
@@ -90,5 +79,5 @@ func (s *Service) latestPublishedReflection(ctx context.Context, projectID strin
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"reflection_id": r.ID, "title": r.Title, "published_at": r.PublishedAt, "project_graph": graph, "reflection_doc": doc}, nil
+	return reflectionPublishedResp{ReflectionID: r.ID, Title: r.Title, PublishedAt: r.PublishedAt, ProjectGraph: graph, ReflectionDoc: doc}, nil
 }

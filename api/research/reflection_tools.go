@@ -85,9 +85,9 @@ func reflectionCreate(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"reflection_id": r.ID, "workflow_id": wf.ReflectionWorkflowID(r.ID), "status": rg.Reflecting,
-		"roster": lenses, "corpus": corpus, "folder": "reflections/" + r.ID + "/",
-		"next": "fan out one subagent per lens; each writes reflections/" + r.ID + "/lenses/<lens_id>.md and artifact.submit it with role reflection_lens_doc"}, nil
+	return reflectionCreateResp{ReflectionID: r.ID, WorkflowID: wf.ReflectionWorkflowID(r.ID), Status: rg.Reflecting,
+		Roster: lenses, Corpus: corpus, Folder: "reflections/" + r.ID + "/",
+		Next: "fan out one subagent per lens; each writes reflections/" + r.ID + "/lenses/<lens_id>.md and artifact.submit it with role reflection_lens_doc"}, nil
 }
 
 // snapshotCorpus lists the experiments finished since the project's last
@@ -171,15 +171,15 @@ func reflectionList(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]map[string]any, 0, len(rs))
+	out := make([]reflectionSummaryResp, 0, len(rs))
 	for _, r := range rs {
 		out = append(out, reflectionSummary(r))
 	}
-	return map[string]any{"reflections": out, "authority": "gates are mirrored from each wave's workflow"}, nil
+	return reflectionListResp{Reflections: out, Authority: "gates are mirrored from each wave's workflow"}, nil
 }
 
-func reflectionSummary(r models.Reflection) map[string]any {
-	return map[string]any{"reflection_id": r.ID, "title": r.Title, "status": r.Status, "current_gate": r.Gate, "next_action": r.NextAction,
-		"attempt_index": r.Attempt, "open": r.OpenProject != nil, "published_at": r.PublishedAt, "created_at": r.CreatedAt,
-		"project_graph_artifact_id": r.GraphArtifactID, "reflection_doc_artifact_id": r.DocArtifactID}
+func reflectionSummary(r models.Reflection) reflectionSummaryResp {
+	return reflectionSummaryResp{ReflectionID: r.ID, Title: r.Title, Status: r.Status, CurrentGate: r.Gate, NextAction: r.NextAction,
+		AttemptIndex: r.Attempt, Open: r.OpenProject != nil, PublishedAt: r.PublishedAt, CreatedAt: r.CreatedAt,
+		ProjectGraphArtifactID: r.GraphArtifactID, ReflectionDocArtifactID: r.DocArtifactID}
 }

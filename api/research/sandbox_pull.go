@@ -49,16 +49,16 @@ func sandboxPullOutputs(ctx context.Context, s *Service, c *Call) (any, error) {
 		}
 		staged = append(staged, st)
 	}
-	outputs := make([]map[string]any, 0, len(staged))
+	outputs := make([]sandboxPulledResp, 0, len(staged))
 	for _, st := range staged {
 		o, err := s.storeOutput(ctx, c, sb, st)
 		if err != nil {
 			return nil, err
 		}
-		outputs = append(outputs, map[string]any{"path": st.path, "object_id": o.ID, "name": o.Name, "version": o.Version,
-			"sha256": o.SHA256, "size_bytes": o.SizeBytes, "status": o.Status, "experiment_id": o.ProducingExperimentID})
+		outputs = append(outputs, sandboxPulledResp{Path: st.path, ObjectID: o.ID, Name: o.Name, Version: o.Version,
+			SHA256: o.SHA256, SizeBytes: o.SizeBytes, Status: o.Status, ExperimentID: o.ProducingExperimentID})
 	}
-	return map[string]any{"sandbox_uid": sb.UID, "outputs": outputs, "count": len(outputs)}, nil
+	return sandboxPullResp{SandboxUID: sb.UID, Outputs: outputs, Count: len(outputs)}, nil
 }
 
 // pullError is the answer for path p (index i) that could not be pulled.

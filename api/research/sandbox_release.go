@@ -33,16 +33,16 @@ func sandboxRelease(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	if len(targets) == 0 {
-		return map[string]any{"status": "no_active_sandbox", "released": false, "pending_release": []any{}}, nil
+		return sandboxReleasePendingResp{Status: "no_active_sandbox", Released: false, PendingRelease: []map[string]any{}}, nil
 	}
 	if !in.ConfirmRetained {
 		pending := make([]map[string]any, 0, len(targets))
 		for _, sb := range targets {
 			pending = append(pending, s.retentionChecklist(ctx, sb))
 		}
-		return map[string]any{"status": "confirmation_required", "released": false, "pending_release": pending, "hint": retentionHint}, nil
+		return sandboxReleasePendingResp{Status: "confirmation_required", Released: false, PendingRelease: pending, Hint: retentionHint}, nil
 	}
-	views := make([]map[string]any, 0, len(targets))
+	views := make([]sandboxViewResp, 0, len(targets))
 	all := true
 	for _, sb := range targets {
 		release := wf.SandboxRelease{Reason: "sandbox.release"}
@@ -56,7 +56,7 @@ func sandboxRelease(ctx context.Context, s *Service, c *Call) (any, error) {
 	if !all {
 		status = "release_pending"
 	}
-	return map[string]any{"status": status, "released": true, "sandboxes": views}, nil
+	return sandboxReleasedResp{Status: status, Released: true, Sandboxes: views}, nil
 }
 
 // releaseTargets are the sandboxes a release means: sandbox_uid, else every
@@ -144,14 +144,14 @@ func (s *Service) checklistMaxBytes() int64 {
 
 // sandboxBlock is workflow.status_and_next's view of an experiment's
 // active sandbox.
-func (s *Service) sandboxBlock(ctx context.Context, experimentID string) map[string]any {
+func (s *Service) sandboxBlock(ctx context.Context, experimentID string) sandboxBlockResp {
 	if !s.Config.Features.Sandboxes {
-		return map[string]any{"active": false}
+		return sandboxBlockResp{Active: false}
 	}
 	sb, err := models.CurrentSandbox(ctx, s.DB, experimentID)
 	if err != nil {
-		return map[string]any{"active": false}
+		return sandboxBlockResp{Active: false}
 	}
-	return map[string]any{"active": true, "sandbox_uid": sb.UID, "status": sb.Status, "ssh_host": sb.SSHHost, "ssh_port": sb.SSHPort,
-		"ssh_user": sb.SSHUser, "workdir": sb.Workdir, "expires_at": sb.ExpiresAt}
+	return sandboxBlockResp{Active: true, sandboxEndpointResp: &sandboxEndpointResp{SandboxUID: sb.UID, Status: sb.Status, SSHHost: sb.SSHHost,
+		SSHPort: sb.SSHPort, SSHUser: sb.SSHUser, Workdir: sb.Workdir, ExpiresAt: sb.ExpiresAt}}
 }

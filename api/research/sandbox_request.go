@@ -18,12 +18,12 @@ import (
 
 // sandboxLimits are the bounds sandbox.options shows and sandbox.request
 // enforces.
-func (s *Service) sandboxLimits() map[string]any {
+func (s *Service) sandboxLimits() sandboxLimitsResp {
 	q := s.sandboxQuota()
-	return map[string]any{"time_limit_seconds": map[string]int{"default": int(wf.SandboxDefaultTimeLimit.Seconds()), "min": 60,
-		"max": int(min(86400*time.Second, s.sandboxMaxLifetime()).Seconds())},
-		"extend_max_seconds": int(wf.SandboxMaxExtend.Seconds()), "lifetime_max_seconds": int(s.sandboxMaxLifetime().Seconds()),
-		"live_sandboxes_max": q.MaxLive, "gpus_max": q.MaxGPUs}
+	return sandboxLimitsResp{TimeLimitSeconds: sandboxTimeLimitResp{Default: int(wf.SandboxDefaultTimeLimit.Seconds()), Min: 60,
+		Max: int(min(86400*time.Second, s.sandboxMaxLifetime()).Seconds())},
+		ExtendMaxSeconds: int(wf.SandboxMaxExtend.Seconds()), LifetimeMaxSeconds: int(s.sandboxMaxLifetime().Seconds()),
+		LiveSandboxesMax: q.MaxLive, GPUsMax: q.MaxGPUs}
 }
 
 // sandboxQuota is the per-project quota of this deployment.
@@ -109,8 +109,8 @@ func sandboxRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 	}
 	got := s.awaitSandbox(ctx, row, wf.SandboxProvisionedUpdate, provisionWait, nil, nil)
 	out := sandboxView(got)
-	out["requested"] = true
-	return out, nil
+	out.Requested = true
+	return asJSONObject(out)
 }
 
 // shapeOf is the cpu and memory asked for, within instance type it.

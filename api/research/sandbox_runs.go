@@ -92,14 +92,14 @@ func sandboxRuns(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	shown := make([]map[string]any, 0, len(runs))
+	shown := make([]sandboxRunResp, 0, len(runs))
 	for _, r := range runs {
 		out, cut := r.Output, r.Truncated
 		if len(out) > runsOutputTail {
 			out, cut = out[len(out)-runsOutputTail:], true
 		}
-		shown = append(shown, map[string]any{"seq": r.Seq, "command": r.Command, "status": r.Status, "started_at": r.StartedAt,
-			"ended_at": r.EndedAt, "exit_code": r.ExitCode, "output": out, "output_truncated": cut})
+		shown = append(shown, sandboxRunResp{Seq: r.Seq, Command: r.Command, Status: r.Status, StartedAt: r.StartedAt,
+			EndedAt: r.EndedAt, ExitCode: r.ExitCode, Output: out, OutputTruncated: cut})
 	}
 	return map[string]any{"sandbox_uid": sb.UID, "sandbox_status": sb.Status, "runs": shown, "count": len(shown),
 		"running": sandbox.Running(runs), "waited_seconds": int(time.Since(start).Seconds())}, nil
@@ -144,7 +144,7 @@ func sandboxTerminal(ctx context.Context, s *Service, c *Call) (any, error) {
 	if cut {
 		lines = lines[len(lines)-tail:]
 	}
-	return map[string]any{"sandbox_uid": sb.UID, "lines": lines, "text": strings.Join(lines, "\n"), "truncated": cut, "as_of": s.now()}, nil
+	return sandboxTerminalResp{SandboxUID: sb.UID, Lines: lines, Text: strings.Join(lines, "\n"), Truncated: cut, AsOf: s.now()}, nil
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._@+=-]+`)

@@ -92,8 +92,8 @@ func sandboxOptions(ctx context.Context, s *Service, c *Call) (any, error) {
 			out = append(out, it)
 		}
 	}
-	return map[string]any{"default_provider": ps.Default(), "providers": providerNames(ps), "instance_types": out, "count": len(out),
-		"limits": s.sandboxLimits()}, nil
+	return sandboxOptionsResp{DefaultProvider: ps.Default(), Providers: providerNames(ps), InstanceTypes: out, Count: len(out),
+		Limits: s.sandboxLimits()}, nil
 }
 
 // awaitSandbox runs the sandbox workflow's Update (SandboxReleaseUpdate
@@ -139,19 +139,16 @@ func parseMemoryMB(v string) (int, bool) {
 }
 
 // sandboxView is a sandbox as tools show it.
-func sandboxView(sb models.Sandbox) map[string]any {
-	v := map[string]any{"sandbox_uid": sb.UID, "sandbox_id": sb.UID, "project_id": sb.ProjectID, "experiment_id": sb.ExperimentID,
-		"status": sb.Status, "active": sb.Active(), "provider": sb.Provider, "instance_type": sb.InstanceType, "region": sb.Region,
-		"cpu": sb.CPU, "memory_mb": sb.MemoryMB, "gpu": sb.GPU, "key_fingerprint": sb.KeyFP, "expires_at": sb.ExpiresAt,
-		"created_at": sb.CreatedAt, "ended_at": sb.EndedAt, "workflow_id": wf.SandboxWorkflowID(sb.UID)}
+func sandboxView(sb models.Sandbox) sandboxViewResp {
+	v := sandboxViewResp{SandboxUID: sb.UID, SandboxID: sb.UID, ProjectID: sb.ProjectID, ExperimentID: sb.ExperimentID,
+		Status: sb.Status, Active: sb.Active(), Provider: sb.Provider, InstanceType: sb.InstanceType, Region: sb.Region,
+		CPU: sb.CPU, MemoryMB: sb.MemoryMB, GPU: sb.GPU, KeyFingerprint: sb.KeyFP, ExpiresAt: sb.ExpiresAt,
+		CreatedAt: sb.CreatedAt, EndedAt: sb.EndedAt, WorkflowID: wf.SandboxWorkflowID(sb.UID), LastError: sb.LastError}
 	if sb.SSHPort > 0 {
-		v["ssh_host"], v["ssh_port"], v["ssh_user"], v["workdir"] = sb.SSHHost, sb.SSHPort, sb.SSHUser, sb.Workdir
+		v.SSHHost, v.SSHPort, v.SSHUser, v.Workdir = &sb.SSHHost, &sb.SSHPort, &sb.SSHUser, &sb.Workdir
 		if sb.Active() {
-			v["ssh_command"] = fmt.Sprintf("ssh -p %d %s@%s", sb.SSHPort, sb.SSHUser, sb.SSHHost)
+			v.SSHCommand = fmt.Sprintf("ssh -p %d %s@%s", sb.SSHPort, sb.SSHUser, sb.SSHHost)
 		}
-	}
-	if sb.LastError != "" {
-		v["last_error"] = sb.LastError
 	}
 	return v
 }
@@ -185,7 +182,7 @@ func sandboxGet(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"sandbox": sandboxView(sb)}, nil
+	return sandboxOneResp{Sandbox: sandboxView(sb)}, nil
 }
 
 func sandboxList(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -197,11 +194,11 @@ func sandboxList(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]map[string]any, 0, len(rows))
+	out := make([]sandboxViewResp, 0, len(rows))
 	for _, sb := range rows {
 		out = append(out, sandboxView(sb))
 	}
-	return map[string]any{"sandboxes": out, "count": len(out)}, nil
+	return sandboxListResp{Sandboxes: out, Count: len(out)}, nil
 }
 
 func sandboxAttach(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -232,7 +229,7 @@ func sandboxAttach(ctx context.Context, s *Service, c *Call) (any, error) {
 		s.Log.Warn("sandbox attach not signalled", "sandbox_uid", sb.UID, "experiment_id", in.ExperimentID, "err", err)
 	}
 	sb.ExperimentID = in.ExperimentID
-	return map[string]any{"attached": true, "sandbox": sandboxView(sb)}, nil
+	return sandboxAttachResp{Attached: true, Sandbox: sandboxView(sb)}, nil
 }
 
 func sandboxExtend(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -253,7 +250,7 @@ func sandboxExtend(ctx context.Context, s *Service, c *Call) (any, error) {
 	}
 	if err := s.Temporal.SignalWorkflow(ctx, wf.SandboxWorkflowID(sb.UID), "", wf.SandboxExtendSignal, wf.SandboxExtend{Seconds: in.Seconds}); err != nil {
 		if temporalerr.Transient(err) {
-			return nil, &ToolError{Code: "unavailable", Pointer: "/sandbox_uid", Message: "Temporal did not take the extension (unreachable); retry",
+			return nil, &ToolError{Code: CodeUnavailable, Pointer: "/sandbox_uid", Message: "Temporal did not take the extension (unreachable); retry",
 				Details: map[string]any{"retryable": true}}
 		}
 		return nil, toolErr(CodeConflict, "/sandbox_uid", "sandbox %s no longer accepts extensions (it may have ended): %v", sb.UID, err)
@@ -266,8 +263,8 @@ func sandboxExtend(ctx context.Context, s *Service, c *Call) (any, error) {
 			return nil, err
 		}
 	}
-	return map[string]any{"sandbox_uid": sb.UID, "extended": after.Revision > before.Revision,
-		"added_seconds": int(wf.ExtendBy(in.Seconds).Seconds()), "expires_at": after.ExpiresAt, "status": after.Status}, nil
+	return sandboxExtendResp{SandboxUID: sb.UID, Extended: after.Revision > before.Revision,
+		AddedSeconds: int(wf.ExtendBy(in.Seconds).Seconds()), ExpiresAt: after.ExpiresAt, Status: after.Status}, nil
 }
 
 // sandboxState queries the sandbox workflow, the authority for expiry,
@@ -284,22 +281,23 @@ func sandboxHealth(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	var out []map[string]any
+	var out []sandboxHealthRow
 	for _, p := range s.providers().All() {
 		name := p.Name()
 		if in.Provider != "" && in.Provider != name {
 			continue
 		}
-		row := map[string]any{"provider": name, "healthy": true}
+		row := sandboxHealthRow{Provider: name, Healthy: true}
 		if err := p.Health(ctx); err != nil {
-			row["healthy"], row["error"] = false, err.Error()
+			msg := err.Error()
+			row.Healthy, row.Error = false, &msg
 		}
 		out = append(out, row)
 	}
 	if len(out) == 0 {
 		return nil, invalid("/provider", "unknown provider "+in.Provider)
 	}
-	return map[string]any{"providers": out}, nil
+	return sandboxHealthResp{Providers: out}, nil
 }
 
 // providerNames lists the names of ps in configured order.

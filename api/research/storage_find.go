@@ -2,6 +2,7 @@ package research
 
 import (
 	"context"
+	"net/http"
 
 	models "github.com/gatehouse/gatehouse/models/research"
 )
@@ -25,21 +26,29 @@ func storageFind(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]map[string]any, 0, len(os))
+	rows := make([]any, 0, len(os))
 	for _, o := range os {
-		v := objectView(o, in.Compact)
+		var download *storageTransferResp
 		if in.IncludeDownload && o.Status == models.StorageAvailable {
 			url, exp, err := s.downloadURL(ctx, o)
 			if err != nil {
 				return nil, err
 			}
-			v["download"] = map[string]any{"method": "GET", "url": url, "expires_at": exp}
+			download = &storageTransferResp{Method: http.MethodGet, URL: url, ExpiresAt: exp}
 		}
+		if in.Compact {
+			v := objectCompactView(o)
+			v.Download = download
+			rows = append(rows, v)
+			continue
+		}
+		v := objectView(o)
+		v.Download = download
 		rows = append(rows, v)
 	}
-	out := map[string]any{"objects": rows, "total": total, "limit": in.Limit, "offset": in.Offset}
+	out := storageFindResp{Objects: rows, Total: total, Limit: in.Limit, Offset: in.Offset}
 	if next := int64(in.Offset + len(os)); next < total {
-		out["next_offset"] = next
+		out.NextOffset = &next
 	}
 	return out, nil
 }

@@ -68,7 +68,7 @@ func (s *Service) storageUpload(c *gin.Context) {
 		rest.Abort(c, http.StatusRequestEntityTooLarge, CodeInvalidInput, "upload refused (more bytes than size_bytes declared?): "+err.Error())
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"object_id": o.ID, "received_sha256": info.SHA256, "received_bytes": info.Size, "next": "POST the completion URL"})
+	c.JSON(http.StatusOK, storageReceivedResp{ObjectID: o.ID, ReceivedSHA256: info.SHA256, ReceivedBytes: info.Size, Next: "POST the completion URL"})
 }
 
 func (s *Service) storageComplete(c *gin.Context) {
@@ -95,9 +95,9 @@ func (s *Service) storageComplete(c *gin.Context) {
 // checked: a PUT racing the check, or a presigned PUT after it, reaches
 // only the attempt's key. A mismatch deletes the bytes, returns the object
 // to uploading and answers invalid_input.
-func (s *Service) completeUpload(ctx context.Context, o models.StorageObject) (map[string]any, error) {
+func (s *Service) completeUpload(ctx context.Context, o models.StorageObject) (*storageCompletedResp, error) {
 	if o.Status == models.StorageAvailable {
-		return map[string]any{"object_id": o.ID, "status": o.Status, "object": objectView(o, false), "replayed": true}, nil
+		return &storageCompletedResp{ObjectID: o.ID, Status: o.Status, Object: objectView(o), Replayed: true}, nil
 	}
 	if err := models.BeginCompletion(ctx, s.DB, o.ID); err != nil {
 		return nil, pointAt(err, "/object_id")
@@ -120,7 +120,7 @@ func (s *Service) completeUpload(ctx context.Context, o models.StorageObject) (m
 		if err != nil {
 			return nil, err
 		}
-		return nil, &ToolError{Code: CodeInvalidInput, Reason: "upload_rejected", Pointer: "/sha256", Message: "upload rejected, nothing kept: " + reason,
+		return nil, &ToolError{Code: CodeInvalidInput, Reason: reasonUploadRejected, Pointer: "/sha256", Message: "upload rejected, nothing kept: " + reason,
 			Details: map[string]any{"object_id": o.ID, "status": done.Status}}
 	}
 	done, won, err := models.BindCompletion(ctx, s.DB, o.ID, key, s.now(), s.Config.StorageRetention)
@@ -132,7 +132,7 @@ func (s *Service) completeUpload(ctx context.Context, o models.StorageObject) (m
 	} else {
 		s.deleteBlobs(ctx, o.UploadBlobKey)
 	}
-	return map[string]any{"object_id": done.ID, "status": done.Status, "object": objectView(done, false)}, nil
+	return &storageCompletedResp{ObjectID: done.ID, Status: done.Status, Object: objectView(done)}, nil
 }
 
 // copyAttempt copies o's upload attempt to key, answering what landed

@@ -2,6 +2,7 @@ package research
 
 import (
 	"context"
+	"net/http"
 	"path"
 	"regexp"
 
@@ -73,10 +74,10 @@ func storageSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]any{"object_id": got.ID, "name": got.Name, "version": got.Version, "status": got.Status, "created": created, "object": objectView(got, false)}
+	out := storageSubmitResp{ObjectID: got.ID, Name: got.Name, Version: got.Version, Status: got.Status, Created: created, Object: objectView(got)}
 	if got.Status != models.StorageUploading {
-		out["upload_required"] = false
-		out["note"] = "these bytes are already stored; nothing to upload"
+		out.UploadRequired = false
+		out.Note = "these bytes are already stored; nothing to upload"
 		return out, nil
 	}
 	if got.Path != in.Path { // an idempotent replay from another path uploads from this one
@@ -86,20 +87,18 @@ func storageSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	for k, v := range up {
-		out[k] = v
-	}
+	out.UploadRequired, out.Run, out.Upload, out.Complete, out.Note = true, up.Run, &up.Upload, &up.Complete, up.Note
 	return out, nil
 }
 
 // uploadInstructions issues a fresh upload token for an uploading object
 // and answers the one-line command: PUT the bytes, then POST completion.
-func (s *Service) uploadInstructions(ctx context.Context, o models.StorageObject) (map[string]any, error) {
+func (s *Service) uploadInstructions(ctx context.Context, o models.StorageObject) (storageUploadPlan, error) {
 	token := "su_" + models.RandomHex(32)
 	expires := s.now().Add(uploadTTL)
 	attemptKey := uploadAttemptKey(o)
 	if err := models.SetUploadToken(ctx, s.DB, o.ID, platform.HashSecret(token), attemptKey, expires); err != nil {
-		return nil, err
+		return storageUploadPlan{}, err
 	}
 	if o.UploadBlobKey != "" { // the replaced attempt's bytes; the sweep is the backstop
 		_ = s.Blobs.Delete(ctx, o.UploadBlobKey)
@@ -111,17 +110,16 @@ func (s *Service) uploadInstructions(ctx context.Context, o models.StorageObject
 		// object reads: a PUT after completion changes nothing stored.
 		u, err := p.PresignPut(ctx, attemptKey, uploadTTL)
 		if err != nil {
-			return nil, err
+			return storageUploadPlan{}, err
 		}
 		putURL = u
 	}
 	completeURL := base + StorageCompletePrefix + token
-	return map[string]any{
-		"upload_required": true,
-		"run":             "curl -sf -T '" + o.Path + "' '" + putURL + "' && curl -sf -X POST '" + completeURL + "'",
-		"upload":          map[string]any{"method": "PUT", "url": putURL, "expires_at": expires},
-		"complete":        map[string]any{"method": "POST", "url": completeURL, "expires_at": expires},
-		"note":            "the object becomes available only when the uploaded bytes match sha256 and size_bytes; a mismatch is rejected and nothing is kept",
+	return storageUploadPlan{
+		Run:      "curl -sf -T '" + o.Path + "' '" + putURL + "' && curl -sf -X POST '" + completeURL + "'",
+		Upload:   storageTransferResp{Method: http.MethodPut, URL: putURL, ExpiresAt: expires},
+		Complete: storageTransferResp{Method: http.MethodPost, URL: completeURL, ExpiresAt: expires},
+		Note:     "the object becomes available only when the uploaded bytes match sha256 and size_bytes; a mismatch is rejected and nothing is kept",
 	}, nil
 }
 
@@ -167,9 +165,9 @@ func storageFetch(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"object_id": o.ID, "name": o.Name, "version": o.Version, "sha256": o.SHA256, "size_bytes": o.SizeBytes,
-		"run":      "curl -sf -o '" + in.Path + "' '" + url + "'",
-		"download": map[string]any{"method": "GET", "url": url, "expires_at": expires}, "object": objectView(fresh, false)}, nil
+	return storageFetchResp{ObjectID: o.ID, Name: o.Name, Version: o.Version, SHA256: o.SHA256, SizeBytes: o.SizeBytes,
+		Run:      "curl -sf -o '" + in.Path + "' '" + url + "'",
+		Download: storageTransferResp{Method: http.MethodGet, URL: url, ExpiresAt: expires}, Object: objectView(fresh)}, nil
 }
 
 func storageObjectTool(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -189,7 +187,7 @@ func storageObjectTool(ctx context.Context, s *Service, c *Call) (any, error) {
 			s.Log.WarnContext(ctx, "storage: reclaim failed", "key", reclaim, "err", err)
 		}
 	}
-	return map[string]any{"object_id": o.ID, "action": in.Action, "status": o.Status, "object": objectView(o, false)}, nil
+	return storageActionResp{ObjectID: o.ID, Action: in.Action, Status: o.Status, Object: objectView(o)}, nil
 }
 
 func storagePutObject(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -207,12 +205,11 @@ func storagePutObject(ctx context.Context, s *Service, c *Call) (any, error) {
 	if o.Status != models.StorageUploading {
 		return nil, toolErr(CodeConflict, "/object_id", "object %s is %s; only uploading objects take bytes", o.ID, o.Status)
 	}
-	out, err := s.uploadInstructions(ctx, o)
+	up, err := s.uploadInstructions(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	out["object_id"] = o.ID
-	return out, nil
+	return storagePutResp{UploadRequired: true, Run: up.Run, Upload: up.Upload, Complete: up.Complete, Note: up.Note, ObjectID: o.ID}, nil
 }
 
 func storageCompleteUpload(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -227,7 +224,11 @@ func storageCompleteUpload(ctx context.Context, s *Service, c *Call) (any, error
 	if err != nil {
 		return nil, err
 	}
-	return s.completeUpload(ctx, o)
+	out, err := s.completeUpload(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // pointAt re-points a tool error at field.
@@ -241,18 +242,18 @@ func pointAt(err error, field string) error {
 }
 
 // objectView is an object as tools show it.
-func objectView(o models.StorageObject, compact bool) map[string]any {
-	v := map[string]any{"object_id": o.ID, "name": o.Name, "version": o.Version, "kind": o.Kind, "status": o.Status,
-		"sha256": o.SHA256, "size_bytes": o.SizeBytes, "pinned": o.Pinned, "expires_at": o.ExpiresAt}
-	if compact {
-		return v
-	}
-	v["path"], v["content_type"], v["producing_experiment_id"], v["producing_run"] = o.Path, o.ContentType, o.ProducingExperimentID, o.ProducingRun
-	v["source_uri"], v["notes"], v["created_at"], v["completed_at"], v["deleted_at"] = o.SourceURI, o.Notes, o.CreatedAt, o.CompletedAt, o.DeletedAt
-	if o.LastError != "" {
-		v["last_error"] = o.LastError
-	}
-	return v
+func objectView(o models.StorageObject) storageObjectResp {
+	return storageObjectResp{ObjectID: o.ID, Name: o.Name, Version: o.Version, Kind: o.Kind, Status: o.Status,
+		SHA256: o.SHA256, SizeBytes: o.SizeBytes, Pinned: o.Pinned, ExpiresAt: o.ExpiresAt,
+		Path: o.Path, ContentType: o.ContentType, ProducingExperimentID: o.ProducingExperimentID, ProducingRun: o.ProducingRun,
+		SourceURI: o.SourceURI, Notes: o.Notes, CreatedAt: o.CreatedAt, CompletedAt: o.CompletedAt, DeletedAt: o.DeletedAt,
+		LastError: o.LastError}
+}
+
+// objectCompactView is an object as storage.find's compact rows show it.
+func objectCompactView(o models.StorageObject) storageCompactObjectResp {
+	return storageCompactObjectResp{ObjectID: o.ID, Name: o.Name, Version: o.Version, Kind: o.Kind, Status: o.Status,
+		SHA256: o.SHA256, SizeBytes: o.SizeBytes, Pinned: o.Pinned, ExpiresAt: o.ExpiresAt}
 }
 
 // presigns reports whether the blob store hands out direct signed URLs.

@@ -49,12 +49,15 @@ func projectTool(ctx context.Context, s *Service, c *Call) (any, error) {
 		}
 		if in.ProjectID != "" {
 			p, err := s.project(ctx, c, in.ProjectID)
-			return map[string]any{"project": p}, err
+			if err != nil {
+				return nil, err
+			}
+			return projectResp{Project: p}, nil
 		}
 		if len(ps) == 1 {
-			return map[string]any{"project": ps[0]}, nil
+			return projectResp{Project: ps[0]}, nil
 		}
-		return map[string]any{"project": nil, "projects": ps, "hint": "pass project_id; this credential may use several projects"}, nil
+		return projectChoiceResp{Projects: ps, Hint: "pass project_id; this credential may use several projects"}, nil
 	case "create":
 		if c.Principal.Role != platform.RoleOperator {
 			return nil, toolErr(CodeForbidden, "/action", "external keys cannot create projects; ask an operator")
@@ -65,7 +68,7 @@ func projectTool(ctx context.Context, s *Service, c *Call) (any, error) {
 		p := models.Project{ID: models.NewID("prj_"), Name: strings.TrimSpace(in.Name), Description: in.Description, CreatedBy: c.Principal.CredentialID}
 		existing, err := models.ProjectByName(ctx, s.DB, p.Name)
 		if err == nil { // idempotent on name
-			return map[string]any{"project": existing, "created": false}, nil
+			return projectCreateResp{Project: existing, Created: false}, nil
 		}
 		if !errors.Is(err, models.ErrNoRecord) {
 			return nil, err
@@ -73,7 +76,7 @@ func projectTool(ctx context.Context, s *Service, c *Call) (any, error) {
 		if err := models.CreateProject(ctx, s.DB, &p); err != nil {
 			return nil, err
 		}
-		return map[string]any{"project": p, "created": true}, nil
+		return projectCreateResp{Project: p, Created: true}, nil
 	default: // overview
 		if in.ProjectID == "" {
 			return nil, invalid("/project_id", "overview needs project_id")
@@ -82,7 +85,11 @@ func projectTool(ctx context.Context, s *Service, c *Call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return s.overview(ctx, p)
+		ov, err := s.overview(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return ov, nil
 	}
 }
 
@@ -95,7 +102,7 @@ func projectListTool(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"projects": ps}, nil
+	return projectListResp{Projects: ps}, nil
 }
 
 func projectGetTool(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -104,7 +111,10 @@ func projectGetTool(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	p, err := s.project(ctx, c, in.ProjectID)
-	return map[string]any{"project": p}, err
+	if err != nil {
+		return nil, err
+	}
+	return projectResp{Project: p}, nil
 }
 
 func projectUpdateTool(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -130,11 +140,11 @@ func projectUpdateTool(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err := s.DB.WithContext(ctx).Model(&p).Updates(up).Error; err != nil {
 		return nil, err
 	}
-	return map[string]any{"project": p}, nil
+	return projectResp{Project: p}, nil
 }
 
 // overview summarizes a project: experiments by status, claims, champion.
-func (s *Service) overview(ctx context.Context, p models.Project) (map[string]any, error) {
+func (s *Service) overview(ctx context.Context, p models.Project) (*projectOverviewResp, error) {
 	exps, err := models.ProjectExperiments(ctx, s.DB, p.ID)
 	if err != nil {
 		return nil, err
@@ -153,7 +163,7 @@ func (s *Service) overview(ctx context.Context, p models.Project) (map[string]an
 		byStatus[e.Status]++
 		summaries = append(summaries, experimentSummary(e))
 	}
-	return map[string]any{"project": p, "experiments_by_status": byStatus, "experiments": summaries, "claims": claims, "champion_id": champ}, nil
+	return &projectOverviewResp{Project: p, ExperimentsByStatus: byStatus, Experiments: summaries, Claims: claims, ChampionID: champ}, nil
 }
 
 func experimentSummary(e models.Experiment) map[string]any {

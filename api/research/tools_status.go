@@ -41,41 +41,33 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 	// sandbox runs comes from the sandbox mirror, its authority, which a
 	// signal to the workflow may not have reached yet (execution_active).
 	sbx := s.sandboxBlock(ctx, e.ID)
-	if uid, _ := sbx["sandbox_uid"].(string); sbx["status"] == models.SandboxRunning && !slices.Contains(st.SandboxesRunning, uid) {
-		st.SandboxesRunning = append(st.SandboxesRunning, uid)
+	if sbx.sandboxEndpointResp != nil && sbx.Status == models.SandboxRunning && !slices.Contains(st.SandboxesRunning, sbx.SandboxUID) {
+		st.SandboxesRunning = append(st.SandboxesRunning, sbx.SandboxUID)
 	}
 	d := st.Decision()
-	workflow := map[string]any{"current_gate": d.Gate, "next_action": d.NextAction, "allowed_actions": s.allowedActions(c.Principal, d.AllowedTools, d.Transitions),
-		"allowed_transitions": d.Transitions, "blocked_actions": d.BlockedActions, "missing_evidence": d.MissingEvidence,
-		"revision_context": st.RevisionContext, "status": st.Status, "attempt_index": st.Attempt}
+	workflow := experimentWorkflowResp{CurrentGate: d.Gate, NextAction: d.NextAction, AllowedActions: s.allowedActions(c.Principal, d.AllowedTools, d.Transitions),
+		AllowedTransitions: d.Transitions, BlockedActions: d.BlockedActions, MissingEvidence: d.MissingEvidence,
+		RevisionContext: st.RevisionContext, Status: st.Status, AttemptIndex: st.Attempt}
 	if d.ReviewEvidence != "" {
 		kind := wf.ReviewKindOf(st.Status)
-		r := st.Reviews[kind]
-		status := reviewGateStatus(r, st.SnapshotToken())
-		g := map[string]any{"role": reviewRoleOf(p, kind), "skill": kind + "-review", "target_type": targetExperiment, "target_id": e.ID,
-			"status": status, "label": kind + " review", "read_only": true}
-		if r.RequestID != "" && status != "none" {
-			g["request_id"], g["expires_at"] = r.RequestID, r.ExpiresAt
-		}
-		noteExpired(g, r)
-		workflow["review_gate"] = g
+		workflow.ReviewGate = reviewGateOf(p, kind, targetExperiment, e.ID, st.Reviews[kind], st.SnapshotToken())
 	}
 	if d.ArtifactRole != "" {
 		t := gates.Templates[d.ArtifactRole]
-		workflow["artifact_guidance"] = map[string]any{"target_type": targetExperiment, "role": t.Role,
-			"path": "experiments/" + e.Name + "/" + t.Path, "template": t.Text, "guidance": gates.GuidanceOf(d.ArtifactRole),
-			"checks": gates.Checks(d.ArtifactRole), "required_sections": t.Sections, "max_bytes": gates.MaxGatedArtifactBytes}
+		workflow.ArtifactGuidance = &experimentGuidanceResp{TargetType: targetExperiment, Role: t.Role,
+			Path: "experiments/" + e.Name + "/" + t.Path, Template: t.Text, Guidance: gates.GuidanceOf(d.ArtifactRole),
+			Checks: gates.Checks(d.ArtifactRole), RequiredSections: t.Sections, MaxBytes: gates.MaxGatedArtifactBytes}
 	}
 	live, err := s.liveExperiments(ctx, p.ID)
 	if err != nil {
 		return nil, err
 	}
-	workflow["live_experiments"] = live
+	workflow.LiveExperiments = live
 	as, err := models.AttemptArtifacts(ctx, s.DB, targetExperiment, e.ID, st.Attempt)
 	if err != nil {
 		return nil, err
 	}
-	refs := make([]map[string]any, 0, len(as))
+	refs := make([]any, 0, len(as))
 	latest := map[string]models.Artifact{}
 	for _, a := range as {
 		refs = append(refs, artifactView(a))
@@ -85,19 +77,42 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctxBlock := map[string]any{"experiment": experimentSummary(e), "artifacts": refs, "plan": nil, "report": nil,
-		"code": codeView(code, recorded)}
-	for _, role := range []string{"plan", "report"} {
-		if a, ok := latest[role]; ok {
-			text, err := s.readArtifact(ctx, a, gates.MaxGatedArtifactBytes)
-			if err != nil {
-				return nil, err
-			}
-			ctxBlock[role] = map[string]any{"artifact_id": a.ID, "content": text}
+	// The attempt's newest plan and report, with their text (null if none).
+	content := func(role string) (*artifactContentResp, error) {
+		a, ok := latest[role]
+		if !ok {
+			return nil, nil
 		}
+		text, err := s.readArtifact(ctx, a, gates.MaxGatedArtifactBytes)
+		if err != nil {
+			return nil, err
+		}
+		return &artifactContentResp{ArtifactID: a.ID, Content: text}, nil
 	}
-	return map[string]any{"scope": "experiment", "project": map[string]any{"id": p.ID, "name": p.Name}, "workflow": workflow,
-		"context": ctxBlock, "sandbox": sbx}, nil
+	ctxBlock := experimentContextResp{Experiment: experimentSummary(e), Artifacts: refs, Code: codeView(code, recorded)}
+	if ctxBlock.Plan, err = content("plan"); err != nil {
+		return nil, err
+	}
+	if ctxBlock.Report, err = content("report"); err != nil {
+		return nil, err
+	}
+	// Tests read this answer as a map (asJSONObject); its bytes are the struct's.
+	return asJSONObject(experimentStatusResp{Scope: "experiment", Project: experimentProjectResp{ID: p.ID, Name: p.Name}, Workflow: workflow,
+		Context: ctxBlock, Sandbox: sbx})
+}
+
+// reviewGateOf is the review_gate block of a status envelope: who reviews
+// kind of the target and how far its review got. It stays a map: the
+// expiry hints (noteExpired) are written into one.
+func reviewGateOf(p models.Project, kind, targetType, targetID string, r wf.ReviewState, snapshot string) map[string]any {
+	status := reviewGateStatus(r, snapshot)
+	g := map[string]any{"role": reviewRoleOf(p, kind), "skill": kind + "-review", "target_type": targetType, "target_id": targetID,
+		"status": status, "label": kind + " review", "read_only": true}
+	if r.RequestID != "" && status != "none" {
+		g["request_id"], g["expires_at"] = r.RequestID, r.ExpiresAt
+	}
+	noteExpired(g, r)
+	return g
 }
 
 func (s *Service) liveExperiments(ctx context.Context, projectID string) ([]map[string]any, error) {
@@ -133,13 +148,13 @@ func (s *Service) projectStatus(ctx context.Context, c *Call, p models.Project) 
 	}
 	gate, next := "project_setup", "create_claim_or_experiment"
 	allowed := []string{"claim.create", "experiment.create", "workflow.status_and_next"}
-	blocked := []any{}
+	blocked := []gates.Blocked{}
 	switch {
 	case finished >= finishedBeforeReflection:
 		// The reference's words: no wave exists yet, so the action is to
 		// start one, not to fan out its (non-existent) lens subagents.
 		gate, next, allowed = "reflection_required", "start_project_reflection_before_next_experiment", []string{"reflection.create", "claim.create", "workflow.status_and_next"}
-		blocked = []any{map[string]any{"action": "experiment.create", "reason": "reflection_required"}}
+		blocked = []gates.Blocked{{Action: "experiment.create", Reason: "reflection_required"}}
 	case len(live) > 0:
 		// The reference's word: tend the live experiments (each one's
 		// status_and_next names its own next action).
@@ -150,16 +165,16 @@ func (s *Service) projectStatus(ctx context.Context, c *Call, p models.Project) 
 		gate, next = "reflection_suggested", "consider_project_reflection"
 		allowed = []string{"reflection.create", "claim.create", "experiment.create", "workflow.status_and_next"}
 	}
-	return map[string]any{"scope": "project", "experiment": nil,
-		"workflow": map[string]any{"current_gate": gate, "next_action": next, "allowed_actions": s.allowedActions(c.Principal, allowed, nil), "blocked_actions": blocked,
-			"missing_evidence": []any{}, "revision_context": nil, "live_experiments": live},
-		"context": pctx}, nil
+	return projectStatusResp{Scope: "project",
+		Workflow: projectWorkflowResp{CurrentGate: gate, NextAction: next, AllowedActions: s.allowedActions(c.Principal, allowed, nil), BlockedActions: blocked,
+			MissingEvidence: []string{}, LiveExperiments: live},
+		Context: pctx}, nil
 }
 
 // projectContext is the project-scope status's context: the project, its
 // newest published reflection, a literature summary, its claims and
 // experiment summaries. It is the same whether or not a wave is open.
-func (s *Service) projectContext(ctx context.Context, p models.Project) (map[string]any, error) {
+func (s *Service) projectContext(ctx context.Context, p models.Project) (*projectContextResp, error) {
 	ov, err := s.overview(ctx, p)
 	if err != nil {
 		return nil, err
@@ -172,6 +187,6 @@ func (s *Service) projectContext(ctx context.Context, p models.Project) (map[str
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"project": p, "latest_reflection": latest, "literature_summary": lit,
-		"claims": ov["claims"].([]models.Claim), "experiments": ov["experiments"].([]map[string]any)}, nil
+	return &projectContextResp{Project: p, LatestReflection: latest, LiteratureSummary: lit,
+		Claims: ov.Claims, Experiments: ov.Experiments}, nil
 }
