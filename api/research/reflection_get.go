@@ -5,7 +5,7 @@ import (
 
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
-	"github.com/gatehouse/gatehouse/workflows/research/gates"
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
 
@@ -101,7 +101,7 @@ func (s *Service) reflectionView(ctx context.Context, r models.Reflection, withC
 		roster = append(roster, entry)
 	}
 	synthesis := map[string]map[string]any{}
-	for _, role := range []gates.Evidence{rg.EvProjectGraph, rg.EvReflectionDoc, rg.EvChangeSpec} {
+	for _, role := range []gateengine.Evidence{rg.EvProjectGraph, rg.EvReflectionDoc, rg.EvChangeSpec} {
 		if a, ok := st.Artifacts[string(role)]; ok && a.Attempt == st.Attempt {
 			doc, err := s.docRef(ctx, a.ArtifactID, withContent)
 			if err != nil {

@@ -3,6 +3,7 @@ package research
 import (
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
@@ -71,13 +72,13 @@ type projectStatusResp struct {
 // projectWorkflowResp is the project-scope workflow block without an
 // open wave.
 type projectWorkflowResp struct {
-	AllowedActions  []string            `json:"allowed_actions"`
-	BlockedActions  []gates.Blocked     `json:"blocked_actions"`
-	CurrentGate     string              `json:"current_gate"`
-	LiveExperiments []map[string]any    `json:"live_experiments"`
-	MissingEvidence []string            `json:"missing_evidence"`
-	NextAction      string              `json:"next_action"`
-	RevisionContext *wf.RevisionContext `json:"revision_context"`
+	AllowedActions  []string             `json:"allowed_actions"`
+	BlockedActions  []gateengine.Blocked `json:"blocked_actions"`
+	CurrentGate     string               `json:"current_gate"`
+	LiveExperiments []map[string]any     `json:"live_experiments"`
+	MissingEvidence []string             `json:"missing_evidence"`
+	NextAction      string               `json:"next_action"`
+	RevisionContext *wf.RevisionContext  `json:"revision_context"`
 }
 
 // reflectionWorkflowResp is the project-scope workflow block while a
@@ -87,7 +88,7 @@ type reflectionWorkflowResp struct {
 	AllowedTransitions []string                `json:"allowed_transitions"`
 	ArtifactGuidance   *reflectionGuidanceResp `json:"artifact_guidance,omitempty"`
 	AttemptIndex       int                     `json:"attempt_index"`
-	BlockedActions     []gates.Blocked         `json:"blocked_actions"`
+	BlockedActions     []gateengine.Blocked    `json:"blocked_actions"`
 	CentralAdvance     *wf.AdvanceState        `json:"central_advance,omitempty"`
 	CurrentGate        string                  `json:"current_gate"`
 	LiveExperiments    []map[string]any        `json:"live_experiments"`
@@ -135,7 +136,7 @@ type experimentWorkflowResp struct {
 	AllowedTransitions []string                `json:"allowed_transitions"`
 	ArtifactGuidance   *experimentGuidanceResp `json:"artifact_guidance,omitempty"`
 	AttemptIndex       int                     `json:"attempt_index"`
-	BlockedActions     []gates.Blocked         `json:"blocked_actions"`
+	BlockedActions     []gateengine.Blocked    `json:"blocked_actions"`
 	CurrentGate        string                  `json:"current_gate"`
 	LiveExperiments    []map[string]any        `json:"live_experiments"`
 	MissingEvidence    []string                `json:"missing_evidence"`

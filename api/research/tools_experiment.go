@@ -15,6 +15,7 @@ import (
 
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 )
 
@@ -184,7 +185,7 @@ func transitionError(err error, kind string) error {
 	if errors.As(err, &ae) {
 		switch ae.Type() {
 		case wf.ErrTypeGateBlocked:
-			var be gates.BlockedError
+			var be gateengine.BlockedError
 			_ = ae.Details(&be)
 			return &ToolError{Code: CodeGateBlocked, Pointer: "/transition", Message: ae.Message(), Details: map[string]any{
 				"current_gate": be.Gate, "allowed_transitions": be.AllowedActions, "blocked_actions": be.BlockedActions, "missing_evidence": be.MissingEvidence}}

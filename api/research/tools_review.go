@@ -7,7 +7,7 @@ import (
 	"github.com/gatehouse/gatehouse/models/platform"
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
-	"github.com/gatehouse/gatehouse/workflows/research/gates"
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 )
 
 // reviewTTL is how long a reviewer capability is valid.
@@ -25,7 +25,7 @@ func init() {
 				"reviewer_capability": strLen("capability rp_…", 1, 128), "caller_session_id": strLen("your session id", 1, 128), "declared_agent": strLen("agent", 0, 200)})},
 		Tool{Name: "review.submit", Handler: reviewSubmit, Description: "Record a verdict (pass, needs_changes, fail) for a review session; it is signalled to the target's workflow.",
 			Schema: object([]string{"review_session_id", "verdict", "synopsis"}, props{"review_session_id": strLen("session id", 1, 64),
-				"verdict": enum("verdict", gates.VerdictPass, gates.VerdictNeedsChanges, gates.VerdictFail), "synopsis": strLen("synopsis", 1, 8000),
+				"verdict": enum("verdict", gateengine.VerdictPass, gateengine.VerdictNeedsChanges, gateengine.VerdictFail), "synopsis": strLen("synopsis", 1, 8000),
 				"return_to": enum("where a rejection sends the target", "planned", "running", "reflecting", "synthesizing", "consolidating"),
 				"notes":     strLen("notes", 0, 20000), "findings": anyList("findings", 100), "evidence": dict("evidence")})},
 		Tool{Name: "review.status", Hidden: true, ReadOnly: true, Handler: reviewStatus, Description: "Internal: review requests of a project (pending first).",
@@ -192,7 +192,7 @@ func routeFor(req models.ReviewRequest, v Verdict) error {
 }
 
 func verdictError(err error) error {
-	if ve, ok := err.(*gates.VerdictError); ok {
+	if ve, ok := err.(*gateengine.VerdictError); ok {
 		return invalid("/"+ve.Field, ve.Message)
 	}
 	return err

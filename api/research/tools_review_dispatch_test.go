@@ -9,6 +9,7 @@ import (
 	"github.com/gatehouse/gatehouse/models/platform"
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
@@ -54,8 +55,8 @@ func TestReviewPathsRefuseUnknownTargetType(t *testing.T) {
 	ctx := context.Background()
 	s := &Service{}
 	req := models.ReviewRequest{ID: "rr_1", TargetType: "claim", TargetID: "cl_1", Kind: kindDesign}
-	wantBadTargetType(t, routeFor(req, Verdict{Verdict: gates.VerdictPass}))
-	_, err := s.recordVerdict(ctx, models.ReviewSession{ID: "rs_1"}, req, Verdict{Verdict: gates.VerdictPass})
+	wantBadTargetType(t, routeFor(req, Verdict{Verdict: gateengine.VerdictPass}))
+	_, err := s.recordVerdict(ctx, models.ReviewSession{ID: "rs_1"}, req, Verdict{Verdict: gateengine.VerdictPass})
 	wantBadTargetType(t, err)
 	_, err = s.openSession(ctx, req, platform.Principal{CredentialID: "cred_1"}, "sess", "")
 	wantBadTargetType(t, err)

@@ -6,6 +6,7 @@ import (
 
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
+	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 )
 
@@ -148,13 +149,13 @@ func (s *Service) projectStatus(ctx context.Context, c *Call, p models.Project) 
 	}
 	gate, next := "project_setup", "create_claim_or_experiment"
 	allowed := []string{"claim.create", "experiment.create", "workflow.status_and_next"}
-	blocked := []gates.Blocked{}
+	blocked := []gateengine.Blocked{}
 	switch {
 	case finished >= finishedBeforeReflection:
 		// The reference's words: no wave exists yet, so the action is to
 		// start one, not to fan out its (non-existent) lens subagents.
 		gate, next, allowed = "reflection_required", "start_project_reflection_before_next_experiment", []string{"reflection.create", "claim.create", "workflow.status_and_next"}
-		blocked = []gates.Blocked{{Action: "experiment.create", Reason: "reflection_required"}}
+		blocked = []gateengine.Blocked{{Action: "experiment.create", Reason: "reflection_required"}}
 	case len(live) > 0:
 		// The reference's word: tend the live experiments (each one's
 		// status_and_next names its own next action).

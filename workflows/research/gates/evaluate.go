@@ -2,10 +2,6 @@ package gates
 
 import "github.com/gatehouse/gatehouse/workflows/research/gateengine"
 
-// BlockedError refuses a transition the current gate does not allow (the
-// api's name for gateengine.BlockedError).
-type BlockedError = gateengine.BlockedError
-
 // Evaluate picks the gate of status given facts: the first unmet
 // requirement names it; with all met, the forward transition does.
 func Evaluate(status Status, f gateengine.Facts) gateengine.Decision {

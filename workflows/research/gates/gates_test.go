@@ -42,7 +42,7 @@ func TestTable_EveryRequirementNamesItsGateInOrder(t *testing.T) {
 					if d.MissingEvidence[0] != string(r.Evidence) {
 						t.Fatalf("missing_evidence = %v", d.MissingEvidence)
 					}
-					var be *BlockedError
+					var be *gateengine.BlockedError
 					if _, err := Check(st.Status, f, st.Forward.Transition); !errors.As(err, &be) || be.Gate != wantGate {
 						t.Fatalf("forward %s not blocked at %s: %v", st.Forward.Transition, wantGate, err)
 					}
@@ -139,7 +139,7 @@ func TestRouteVerdict_EveryCase(t *testing.T) {
 	}
 	for _, c := range cases {
 		got, err := RouteVerdict(c.status, c.verdict, c.to)
-		var ve *VerdictError
+		var ve *gateengine.VerdictError
 		if c.errField != "" {
 			if !errors.As(err, &ve) || ve.Field != c.errField {
 				t.Errorf("%+v: err %v, want field %s", c, err, c.errField)

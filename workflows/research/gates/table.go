@@ -20,22 +20,19 @@ const (
 // Terminal reports whether no transition leaves s.
 func (s Status) Terminal() bool { return s == Complete || s == Failed || s == Abandoned }
 
-// Evidence names one thing a requirement needs (gateengine.Evidence).
-type Evidence = gateengine.Evidence
-
 // Evidence an experiment's gates check.
 const (
-	EvPlan             Evidence = "plan"
-	EvResult           Evidence = "result"
-	EvReport           Evidence = "report"
-	EvGraph            Evidence = "graph"
-	EvDependencies     Evidence = "dependencies"
-	EvDesignReview     Evidence = "design_review"
-	EvExperimentReview Evidence = "experiment_review"
+	EvPlan             gateengine.Evidence = "plan"
+	EvResult           gateengine.Evidence = "result"
+	EvReport           gateengine.Evidence = "report"
+	EvGraph            gateengine.Evidence = "graph"
+	EvDependencies     gateengine.Evidence = "dependencies"
+	EvDesignReview     gateengine.Evidence = "design_review"
+	EvExperimentReview gateengine.Evidence = "experiment_review"
 	// EvSandboxRunning is not a requirement but a condition: Satisfied
 	// while a sandbox attached to the experiment is running. It turns a
 	// missing artifact row's Gate into its ActiveGate.
-	EvSandboxRunning Evidence = "sandbox_running"
+	EvSandboxRunning gateengine.Evidence = "sandbox_running"
 )
 
 // Transition names.
@@ -126,7 +123,7 @@ var Aliases = map[string]string{
 }
 
 // ReviewEvidence maps a review status to the review evidence it waits for.
-var ReviewEvidence = map[Status]Evidence{DesignReview: EvDesignReview, ExperimentReview: EvExperimentReview}
+var ReviewEvidence = map[Status]gateengine.Evidence{DesignReview: EvDesignReview, ExperimentReview: EvExperimentReview}
 
 // machine is the experiment's gate machine over Table.
 var machine = &gateengine.Machine[Status]{Stages: Table, Moves: Moves, Aliases: Aliases,

@@ -6,17 +6,6 @@ import (
 	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 )
 
-// Verdicts a reviewer may give (gateengine's, named here for the api).
-const (
-	VerdictPass         = gateengine.VerdictPass
-	VerdictNeedsChanges = gateengine.VerdictNeedsChanges
-	VerdictFail         = gateengine.VerdictFail
-)
-
-// VerdictError refuses a verdict or return_to that does not fit the status
-// (named here for the api).
-type VerdictError = gateengine.VerdictError
-
 // rejections are the verdict routes of each review status: design review
 // always returns to planned; experiment review must say planned (new
 // attempt) or running (same attempt).
@@ -37,7 +26,7 @@ var rejections = map[Status]gateengine.Rejection[Status]{
 func RouteVerdict(status Status, verdict, returnTo string) (gateengine.Route[Status], error) {
 	rej, ok := rejections[status]
 	if !ok {
-		return gateengine.Route[Status]{}, &VerdictError{Field: "verdict", Message: fmt.Sprintf("no review is pending at status %s", status)}
+		return gateengine.Route[Status]{}, &gateengine.VerdictError{Field: "verdict", Message: fmt.Sprintf("no review is pending at status %s", status)}
 	}
 	return gateengine.RouteVerdict(rej, verdict, returnTo)
 }
