@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"sync/atomic"
 	"time"
+
+	"github.com/gatehouse/gatehouse/internal/duplex"
 )
 
 // Front is a round-robin HTTP reverse proxy over the api replicas with no
@@ -86,7 +88,7 @@ func (f *Front) serve(backends []string) error {
 			_, _ = w.Write([]byte(`{"error":{"code":"bad_gateway","message":"the api replica did not answer","retryable":true}}`))
 		},
 	}
-	f.server = &http.Server{Handler: proxy, ReadHeaderTimeout: 10 * time.Second}
+	f.server = &http.Server{Handler: duplex.Handler(proxy), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := f.server.Serve(f.listener); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			_ = err // clients see the front refuse connections

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/gatehouse/gatehouse/internal/duplex"
 )
 
 // completionPaths are the endpoints the gateway counts as completions; the
@@ -67,7 +69,7 @@ func startLLMProxy(llmURL string, transport http.RoundTripper) (*llmProxy, error
 		}
 		rp.ServeHTTP(w, r)
 	})
-	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	p.srv = &http.Server{Handler: duplex.Handler(mux), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = p.srv.Serve(ln) }()
 	return p, nil
 }
