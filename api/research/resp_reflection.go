@@ -211,40 +211,6 @@ type consolidationSubmitResp struct {
 	ReflectionID     string `json:"reflection_id"`
 }
 
-// reflectionArtifactResp answers artifact.submit for a reflection target;
-// max_bytes only for a gated role.
-type reflectionArtifactResp struct {
-	ArtifactID   string                   `json:"artifact_id"`
-	AttemptIndex int                      `json:"attempt_index"`
-	LensID       string                   `json:"lens_id"`
-	MaxBytes     int                      `json:"max_bytes,omitempty"`
-	Note         string                   `json:"note"`
-	Path         string                   `json:"path"`
-	Role         string                   `json:"role"`
-	Run          string                   `json:"run"`
-	Upload       reflectionArtifactUpload `json:"upload"`
-}
-
-// reflectionArtifactUpload is the PUT that uploads a reflection artifact.
-type reflectionArtifactUpload struct {
-	ExpiresAt time.Time         `json:"expires_at"`
-	Headers   map[string]string `json:"headers"`
-	Method    string            `json:"method"`
-	URL       string            `json:"url"`
-}
-
-// reflectionUploadedResp answers a reflection artifact's upload.
-type reflectionUploadedResp struct {
-	ArtifactID string   `json:"artifact_id"`
-	LensID     string   `json:"lens_id"`
-	Path       string   `json:"path"`
-	Problems   []string `json:"problems"`
-	Role       string   `json:"role"`
-	SHA256     string   `json:"sha256"`
-	SizeBytes  int64    `json:"size_bytes"`
-	Valid      bool     `json:"valid"`
-}
-
 // presentIn is m[k] when m has k (its value may be nil, encoded null),
 // else nil (the key is left out).
 func presentIn(m map[string]any, k string) *any {
