@@ -31,7 +31,7 @@ func (h *Handler) Mount(r *rest.Router, d rest.Deps) {
 		h.agents.require, h.Claim)
 	fw.Handle(http.MethodPost, "/rollouts/:id/heartbeat", rest.Op{Summary: "Extend the lease (rollout api_key + Flywheel-Lease-Token)", Tag: "flywheel", Auth: rolloutAuth,
 		Responses: map[int]string{200: `{"lease_expires_ts": t}`, 401: "unknown api_key", 403: "another rollout's api_key", 409: "stale or foreign lease token (fenced)", 410: "past deadline or ended"}},
-		h.Heartbeat)
+		rest.QuietAccessLog, h.Heartbeat)
 	fw.Handle(http.MethodPost, "/rollouts/:id/output", rest.Op{Summary: "Submit the RolloutOutput once (rollout api_key + Flywheel-Lease-Token)", Tag: "flywheel", Auth: rolloutAuth,
 		Request:   ref("RolloutOutput"),
 		Responses: map[int]string{200: "accepted", 400: "malformed JSON", 401: "unknown api_key", 403: "another rollout's api_key", 409: "already accepted, or fenced", 410: "past deadline or ended", 422: "schema violations"}},

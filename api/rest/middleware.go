@@ -32,8 +32,9 @@ func RequestID() gin.HandlerFunc {
 	}
 }
 
-// Observe logs each request as one JSON line and records its metrics by
-// route template (never the raw path, which would explode label cardinality).
+// Observe logs each request as one JSON line (at debug for the successes
+// of a QuietAccessLog route) and records its metrics by route template
+// (never the raw path, which would explode label cardinality).
 func Observe(log *slog.Logger, m *telemetry.HTTPMetrics) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
@@ -47,8 +48,11 @@ func Observe(log *slog.Logger, m *telemetry.HTTPMetrics) gin.HandlerFunc {
 		m.Requests.WithLabelValues(c.Request.Method, route, status).Inc()
 		m.Duration.WithLabelValues(c.Request.Method, route, status).Observe(elapsed.Seconds())
 		level := slog.LevelInfo
-		if c.Writer.Status() >= 500 {
+		switch {
+		case c.Writer.Status() >= 500:
 			level = slog.LevelError
+		case c.Writer.Status() < 400 && c.GetBool(quietAccessLogKey):
+			level = slog.LevelDebug
 		}
 		log.LogAttrs(c.Request.Context(), level, "http request",
 			slog.String("request_id", c.GetString("request_id")),
