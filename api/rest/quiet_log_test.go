@@ -1,8 +1,6 @@
 package rest
 
 import (
-	"bytes"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,22 +8,12 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-
-	"github.com/gatehouse/gatehouse/internal/telemetry"
 )
 
 // A quiet route's successes stay out of the info access log (its failures
 // do not), every call is still counted, and other routes log as before.
 func TestObserve_QuietRouteLogsOnlyItsFailuresAtInfo(t *testing.T) {
-	gin.SetMode(gin.ReleaseMode)
-	var logs bytes.Buffer
-	log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	tel, err := telemetry.New(t.Context(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := gin.New()
-	e.Use(Observe(log, tel.HTTP))
+	e, logs, tel := observedEngine(t)
 	e.POST("/rollouts/:id/heartbeat", QuietAccessLog, func(c *gin.Context) {
 		if c.Param("id") == "stale" {
 			c.Status(http.StatusConflict)

@@ -1,30 +1,18 @@
 package rest
 
 import (
-	"bytes"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/gin-gonic/gin"
-
-	"github.com/gatehouse/gatehouse/internal/telemetry"
 )
 
 // The access log must not hand a log reader the tokens that authorize an
 // upload, a download or LLM gateway calls.
 func TestObserve_AccessLogKeepsNoTokenFromThePath(t *testing.T) {
-	gin.SetMode(gin.ReleaseMode)
-	var logs bytes.Buffer
-	log := slog.New(slog.NewJSONHandler(&logs, nil))
-	tel, err := telemetry.New(t.Context(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := gin.New()
-	e.Use(Observe(log, tel.HTTP))
+	e, logs, _ := observedEngine(t)
 	ok := func(c *gin.Context) { c.Status(http.StatusOK) }
 	e.PUT("/api/artifacts/u/:token", ok)
 	e.POST("/llm/:token/v1/*path", ok)
