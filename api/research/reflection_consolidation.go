@@ -84,8 +84,8 @@ func consolidationGet(ctx context.Context, s *Service, c *Call) (any, error) {
 			ResultSummary: summary, ResultArtifactID: e.ResultArtifactID}
 		// branch, base_sha, head_sha (and their sources) as the experiment recorded them
 		cv := codeView(code, ok)
-		entry.Branch, entry.BaseSHA, entry.HeadSHA = cv["branch"], cv["base_sha"], cv["head_sha"]
-		entry.BaseSource, entry.HeadSource = presentIn(cv, "base_source"), presentIn(cv, "head_source")
+		entry.Branch, entry.BaseSHA, entry.HeadSHA = cv.Branch, cv.BaseSHA, cv.HeadSHA
+		entry.BaseSource, entry.HeadSource = cv.BaseSource, cv.HeadSource
 		if d, ok := latest[e.ExperimentID]; ok {
 			entry.Decision = &d
 		} else {

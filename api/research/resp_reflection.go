@@ -160,14 +160,14 @@ type consolidationCoverageResp struct {
 // base_source and head_source once recorded; decision null until a
 // proposal decides it.
 type consolidationEntryResp struct {
-	BaseSHA              any               `json:"base_sha"`
-	BaseSource           *any              `json:"base_source,omitempty"`
-	Branch               any               `json:"branch"`
+	BaseSHA              *string           `json:"base_sha"`
+	BaseSource           **string          `json:"base_source,omitempty"`
+	Branch               *string           `json:"branch"`
 	CentralSHAAtSnapshot string            `json:"central_sha_at_snapshot"`
 	Decision             *proposalDecision `json:"decision"`
 	ExperimentID         string            `json:"experiment_id"`
-	HeadSHA              any               `json:"head_sha"`
-	HeadSource           *any              `json:"head_source,omitempty"`
+	HeadSHA              *string           `json:"head_sha"`
+	HeadSource           **string          `json:"head_source,omitempty"`
 	Name                 string            `json:"name"`
 	ResultArtifactID     string            `json:"result_artifact_id"`
 	ResultSummary        string            `json:"result_summary"`
@@ -209,14 +209,4 @@ type consolidationSubmitResp struct {
 	ProposalID       string `json:"proposal_id"`
 	ProposalRevision int    `json:"proposal_revision"`
 	ReflectionID     string `json:"reflection_id"`
-}
-
-// presentIn is m[k] when m has k (its value may be nil, encoded null),
-// else nil (the key is left out).
-func presentIn(m map[string]any, k string) *any {
-	v, ok := m[k]
-	if !ok {
-		return nil
-	}
-	return &v
 }
