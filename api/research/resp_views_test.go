@@ -101,3 +101,54 @@ func TestViewsMatchMaps(t *testing.T) {
 		}
 	}
 }
+
+// TestRetentionChecklistMatchesMaps: the checklist's shapes (pulls
+// unreadable, outputs unchecked, each kind of entry) encode as the maps
+// retentionChecklist built before.
+func TestRetentionChecklistMatchesMaps(t *testing.T) {
+	at := time.Date(2026, 12, 1, 12, 30, 0, 0, time.UTC)
+	msg, size := "boom", int64(7)
+	base := map[string]any{"sandbox_uid": "sbx_1", "sandbox_id": "sbx_1", "status": "running", "workdir": "/w", "expires_at": at}
+	with := func(kv map[string]any) map[string]any {
+		m := map[string]any{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for k, v := range kv {
+			m[k] = v
+		}
+		return m
+	}
+	item := func() retentionChecklistResp {
+		return retentionChecklistResp{SandboxUID: "sbx_1", SandboxID: "sbx_1", Status: "running", Workdir: "/w", ExpiresAt: at}
+	}
+	failed := item()
+	failed.Error = &msg
+	unchecked := item()
+	none, noRuns, noObjects := []unpulledOutputResp{}, []runningCommandResp{}, []unpinnedObjectResp{}
+	unchecked.OutputsUnchecked, unchecked.RunningCommandsUnchecked = &msg, &msg
+	unchecked.UnpulledOutputs, unchecked.RunningCommands, unchecked.UnpinnedStorage = &none, &noRuns, &noObjects
+	full := item()
+	outs := []unpulledOutputResp{{Path: "a", Note: "too big"}, {Path: "b", SizeBytes: &size}}
+	runs := []runningCommandResp{{Seq: 2, Command: "train", StartedAt: at}}
+	objs := []unpinnedObjectResp{{ObjectID: "obj_1", Name: "n", Path: "b", ExpiresAt: &at}, {ObjectID: "obj_2", Name: "m", Path: "c"}}
+	full.UnpulledOutputs, full.RunningCommands, full.UnpinnedStorage = &outs, &runs, &objs
+	var noExpiry *time.Time
+	for _, tc := range []struct {
+		name          string
+		typed, before any
+	}{
+		{"pulls unreadable", failed, with(map[string]any{"error": msg})},
+		{"nothing checked", unchecked, with(map[string]any{"outputs_unchecked": msg, "running_commands_unchecked": msg,
+			"unpulled_outputs": []map[string]any{}, "running_commands": []map[string]any{}, "unpinned_storage": []map[string]any{}})},
+		{"every kind of entry", full, with(map[string]any{
+			"unpulled_outputs": []map[string]any{{"path": "a", "note": "too big"}, {"path": "b", "size_bytes": size}},
+			"running_commands": []map[string]any{{"seq": 2, "command": "train", "started_at": at}},
+			"unpinned_storage": []map[string]any{{"object_id": "obj_1", "name": "n", "path": "b", "expires_at": &at},
+				{"object_id": "obj_2", "name": "m", "path": "c", "expires_at": noExpiry}}})},
+	} {
+		if got, want := marshalJSON(t, tc.typed), marshalJSON(t, tc.before); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, want)
+		}
+	}
+}
