@@ -77,7 +77,7 @@ func consolidationGet(ctx context.Context, s *Service, c *Call) (any, error) {
 		}
 		summary := e.Conclusion
 		if report != nil && summary == "" {
-			summary = report["tldr"].(string)
+			summary = report.TLDR
 		}
 		code, ok := codes[e.ExperimentID]
 		entry := consolidationEntryResp{ExperimentID: e.ExperimentID, Name: e.Name, Status: e.Status, CentralSHAAtSnapshot: e.BaseSHA,

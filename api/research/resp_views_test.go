@@ -152,3 +152,36 @@ func TestRetentionChecklistMatchesMaps(t *testing.T) {
 		}
 	}
 }
+
+// TestDocRefMatchesMaps: a docRef, with and without a lens and content,
+// and a missing one, encode as the maps docRef built before.
+func TestDocRefMatchesMaps(t *testing.T) {
+	text := ""
+	base := func() map[string]any {
+		return map[string]any{"artifact_id": "art_1", "role": "lens_docs", "path": "p.md", "sha256": "ab", "valid": true, "tldr": "t"}
+	}
+	lens, content := base(), base()
+	lens["lens_id"] = "risk"
+	content["content"] = text
+	var missing map[string]any
+	var none *docRefResp
+	ref := docRefResp{ArtifactID: "art_1", Role: "lens_docs", Path: "p.md", SHA256: "ab", Valid: true, TLDR: "t"}
+	withLens, withContent := ref, ref
+	withLens.LensID, withContent.Content = "risk", &text
+	for _, tc := range []struct {
+		name          string
+		typed, before any
+	}{
+		{"plain", ref, base()},
+		{"lens doc", withLens, lens},
+		{"with content", withContent, content},
+		{"none named", none, missing},
+		{"synthesis", map[string]*docRefResp{"project_graph": &ref}, map[string]map[string]any{"project_graph": base()}},
+		{"prior wave", reflectionPriorResp{ReflectionID: "rf_1", ProjectGraph: &ref}, map[string]any{"reflection_id": "rf_1",
+			"published_at": nil, "project_graph": base(), "reflection_doc": missing}},
+	} {
+		if got, want := marshalJSON(t, tc.typed), marshalJSON(t, tc.before); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, want)
+		}
+	}
+}

@@ -235,7 +235,7 @@ func experimentGetState(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"state": st, "workflow": st.Decision(), "code": codeView(code, ok)}, nil
+	return experimentStateResp{State: st, Workflow: st.Decision(), Code: codeView(code, ok)}, nil
 }
 
 // experimentCreated is experiment.create's answer. Fields are in the
@@ -254,4 +254,12 @@ type experimentCreated struct {
 type experimentsAnswer struct {
 	Authority   string                  `json:"authority"`
 	Experiments []experimentSummaryResp `json:"experiments"`
+}
+
+// experimentStateResp answers experiment.get_state: the workflow's state,
+// its gate decision and the recorded code.
+type experimentStateResp struct {
+	Code     codeViewResp        `json:"code"`
+	State    wf.ExperimentState  `json:"state"`
+	Workflow gateengine.Decision `json:"workflow"`
 }
