@@ -181,16 +181,17 @@ func (s *Service) codeSHA(ctx context.Context, repo centralRepo, id string) (str
 }
 
 // codeView shows an experiment's code state; unrecorded values are null.
-func codeView(c models.ExperimentCode, ok bool) map[string]any {
-	null := func(v string) any {
+func codeView(c models.ExperimentCode, ok bool) codeViewResp {
+	null := func(v string) *string {
 		if v == "" {
 			return nil
 		}
-		return v
+		return &v
 	}
 	if !ok {
-		return map[string]any{"branch": nil, "base_sha": nil, "head_sha": nil}
+		return codeViewResp{}
 	}
-	return map[string]any{"branch": null(c.Branch), "base_sha": null(c.BaseSHA), "base_source": null(c.BaseSource),
-		"head_sha": null(c.HeadSHA), "head_source": null(c.HeadSource)}
+	baseSource, headSource := null(c.BaseSource), null(c.HeadSource)
+	return codeViewResp{Branch: null(c.Branch), BaseSHA: null(c.BaseSHA), BaseSource: &baseSource,
+		HeadSHA: null(c.HeadSHA), HeadSource: &headSource}
 }

@@ -58,7 +58,7 @@ func TestReviewRequest_AKindTheOperatorMarkedHumanCannotBeSidestepped(t *testing
 	if terr != nil {
 		t.Fatal(terr)
 	}
-	if g, _ := out.(map[string]any)["workflow"].(map[string]any)["review_gate"].(map[string]any); g["role"] != models.RoleHuman {
+	if g := out.(experimentStatusResp).Workflow.ReviewGate; g == nil || g.Role != models.RoleHuman {
 		t.Fatalf("review_gate %v, want role human", g)
 	}
 }

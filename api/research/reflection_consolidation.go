@@ -77,15 +77,15 @@ func consolidationGet(ctx context.Context, s *Service, c *Call) (any, error) {
 		}
 		summary := e.Conclusion
 		if report != nil && summary == "" {
-			summary = report["tldr"].(string)
+			summary = report.TLDR
 		}
 		code, ok := codes[e.ExperimentID]
 		entry := consolidationEntryResp{ExperimentID: e.ExperimentID, Name: e.Name, Status: e.Status, CentralSHAAtSnapshot: e.BaseSHA,
 			ResultSummary: summary, ResultArtifactID: e.ResultArtifactID}
 		// branch, base_sha, head_sha (and their sources) as the experiment recorded them
 		cv := codeView(code, ok)
-		entry.Branch, entry.BaseSHA, entry.HeadSHA = cv["branch"], cv["base_sha"], cv["head_sha"]
-		entry.BaseSource, entry.HeadSource = presentIn(cv, "base_source"), presentIn(cv, "head_source")
+		entry.Branch, entry.BaseSHA, entry.HeadSHA = cv.Branch, cv.BaseSHA, cv.HeadSHA
+		entry.BaseSource, entry.HeadSource = cv.BaseSource, cv.HeadSource
 		if d, ok := latest[e.ExperimentID]; ok {
 			entry.Decision = &d
 		} else {

@@ -11,7 +11,7 @@ import (
 
 // docRef describes one artifact for reflection.get: its TLDR always, its
 // body only with include_content.
-func (s *Service) docRef(ctx context.Context, id string, withContent bool) (map[string]any, error) {
+func (s *Service) docRef(ctx context.Context, id string, withContent bool) (*docRefResp, error) {
 	if id == "" {
 		return nil, nil
 	}
@@ -19,13 +19,10 @@ func (s *Service) docRef(ctx context.Context, id string, withContent bool) (map[
 	if err != nil {
 		return nil, err
 	}
-	v := map[string]any{"artifact_id": a.ID, "role": a.Role, "path": a.Path, "sha256": a.SHA256, "valid": a.Valid}
-	if a.LensID != "" {
-		v["lens_id"] = a.LensID
-	}
+	v := &docRefResp{ArtifactID: a.ID, Role: a.Role, Path: a.Path, SHA256: a.SHA256, Valid: a.Valid, LensID: a.LensID}
 	tldr, cached := s.tldrs.get(a.ID, a.SHA256)
 	if cached && !withContent {
-		v["tldr"] = tldr
+		v.TLDR = tldr
 		return v, nil
 	}
 	text, err := s.readArtifact(ctx, a, 64<<10)
@@ -38,9 +35,9 @@ func (s *Service) docRef(ctx context.Context, id string, withContent bool) (map[
 			s.tldrs.put(a.ID, a.SHA256, tldr)
 		}
 	}
-	v["tldr"] = tldr
+	v.TLDR = tldr
 	if withContent {
-		v["content"] = text
+		v.Content = &text
 	}
 	return v, nil
 }
@@ -100,7 +97,7 @@ func (s *Service) reflectionView(ctx context.Context, r models.Reflection, withC
 		}
 		roster = append(roster, entry)
 	}
-	synthesis := map[string]map[string]any{}
+	synthesis := map[string]*docRefResp{}
 	for _, role := range []gateengine.Evidence{rg.EvProjectGraph, rg.EvReflectionDoc, rg.EvChangeSpec} {
 		if a, ok := st.Artifacts[string(role)]; ok && a.Attempt == st.Attempt {
 			doc, err := s.docRef(ctx, a.ArtifactID, withContent)

@@ -1,6 +1,8 @@
 package research
 
 import (
+	"time"
+
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
 	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
@@ -11,9 +13,6 @@ import (
 // Response bodies of the project tools and workflow.status_and_next.
 // Fields are declared in the alphabetical order of their JSON keys, the
 // order the maps they replace encoded in, so the bytes are unchanged.
-// Experiment summaries, artifact views, code views and review gates stay
-// the maps their builders make (experimentSummary, artifactView,
-// codeView, reviewGateOf).
 
 // projectResp answers project.get, project.update and project current.
 type projectResp struct {
@@ -43,20 +42,20 @@ type projectListResp struct {
 // projectOverviewResp answers project overview: experiments by status,
 // claims and champion.
 type projectOverviewResp struct {
-	ChampionID          string           `json:"champion_id"`
-	Claims              []models.Claim   `json:"claims"`
-	Experiments         []map[string]any `json:"experiments"`
-	ExperimentsByStatus map[string]int   `json:"experiments_by_status"`
-	Project             models.Project   `json:"project"`
+	ChampionID          string                  `json:"champion_id"`
+	Claims              []models.Claim          `json:"claims"`
+	Experiments         []experimentSummaryResp `json:"experiments"`
+	ExperimentsByStatus map[string]int          `json:"experiments_by_status"`
+	Project             models.Project          `json:"project"`
 }
 
 // projectContextResp is the project-scope status's context.
 type projectContextResp struct {
-	Claims            []models.Claim   `json:"claims"`
-	Experiments       []map[string]any `json:"experiments"`
-	LatestReflection  any              `json:"latest_reflection"`
-	LiteratureSummary any              `json:"literature_summary"`
-	Project           models.Project   `json:"project"`
+	Claims            []models.Claim          `json:"claims"`
+	Experiments       []experimentSummaryResp `json:"experiments"`
+	LatestReflection  any                     `json:"latest_reflection"`
+	LiteratureSummary any                     `json:"literature_summary"`
+	Project           models.Project          `json:"project"`
 }
 
 // projectStatusResp is the project-scope status_and_next envelope, with
@@ -72,13 +71,13 @@ type projectStatusResp struct {
 // projectWorkflowResp is the project-scope workflow block without an
 // open wave.
 type projectWorkflowResp struct {
-	AllowedActions  []string             `json:"allowed_actions"`
-	BlockedActions  []gateengine.Blocked `json:"blocked_actions"`
-	CurrentGate     string               `json:"current_gate"`
-	LiveExperiments []map[string]any     `json:"live_experiments"`
-	MissingEvidence []string             `json:"missing_evidence"`
-	NextAction      string               `json:"next_action"`
-	RevisionContext *wf.RevisionContext  `json:"revision_context"`
+	AllowedActions  []string                `json:"allowed_actions"`
+	BlockedActions  []gateengine.Blocked    `json:"blocked_actions"`
+	CurrentGate     string                  `json:"current_gate"`
+	LiveExperiments []experimentSummaryResp `json:"live_experiments"`
+	MissingEvidence []string                `json:"missing_evidence"`
+	NextAction      string                  `json:"next_action"`
+	RevisionContext *wf.RevisionContext     `json:"revision_context"`
 }
 
 // reflectionWorkflowResp is the project-scope workflow block while a
@@ -91,12 +90,12 @@ type reflectionWorkflowResp struct {
 	BlockedActions     []gateengine.Blocked    `json:"blocked_actions"`
 	CentralAdvance     *wf.AdvanceState        `json:"central_advance,omitempty"`
 	CurrentGate        string                  `json:"current_gate"`
-	LiveExperiments    []map[string]any        `json:"live_experiments"`
+	LiveExperiments    []experimentSummaryResp `json:"live_experiments"`
 	MissingEvidence    []string                `json:"missing_evidence"`
 	NextAction         string                  `json:"next_action"`
 	ProposalRevision   int                     `json:"proposal_revision"`
 	ReflectionID       string                  `json:"reflection_id"`
-	ReviewGate         map[string]any          `json:"review_gate,omitempty"`
+	ReviewGate         *reviewGateResp         `json:"review_gate,omitempty"`
 	RevisionContext    *wf.RevisionContext     `json:"revision_context"`
 	Status             rg.Status               `json:"status"`
 }
@@ -138,10 +137,10 @@ type experimentWorkflowResp struct {
 	AttemptIndex       int                     `json:"attempt_index"`
 	BlockedActions     []gateengine.Blocked    `json:"blocked_actions"`
 	CurrentGate        string                  `json:"current_gate"`
-	LiveExperiments    []map[string]any        `json:"live_experiments"`
+	LiveExperiments    []experimentSummaryResp `json:"live_experiments"`
 	MissingEvidence    []string                `json:"missing_evidence"`
 	NextAction         string                  `json:"next_action"`
-	ReviewGate         map[string]any          `json:"review_gate,omitempty"`
+	ReviewGate         *reviewGateResp         `json:"review_gate,omitempty"`
 	RevisionContext    *wf.RevisionContext     `json:"revision_context"`
 	Status             gates.Status            `json:"status"`
 }
@@ -162,15 +161,32 @@ type experimentGuidanceResp struct {
 // experimentContextResp is the experiment-scope status's context: the
 // attempt's artifacts, the current plan and report, and the code.
 type experimentContextResp struct {
-	Artifacts  []any                `json:"artifacts"`
-	Code       any                  `json:"code"`
-	Experiment map[string]any       `json:"experiment"`
-	Plan       *artifactContentResp `json:"plan"`
-	Report     *artifactContentResp `json:"report"`
+	Artifacts  []artifactViewResp    `json:"artifacts"`
+	Code       codeViewResp          `json:"code"`
+	Experiment experimentSummaryResp `json:"experiment"`
+	Plan       *artifactContentResp  `json:"plan"`
+	Report     *artifactContentResp  `json:"report"`
 }
 
 // artifactContentResp is an artifact's id and text.
 type artifactContentResp struct {
 	ArtifactID string `json:"artifact_id"`
 	Content    string `json:"content"`
+}
+
+// reviewGateResp is the review_gate block of a status envelope (see
+// reviewGateOf): request_id and expires_at only while a review is asked
+// for, expired_request_id and hint only when the producer must ask again.
+type reviewGateResp struct {
+	ExpiredRequestID string     `json:"expired_request_id,omitempty"`
+	ExpiresAt        *time.Time `json:"expires_at,omitempty"`
+	Hint             string     `json:"hint,omitempty"`
+	Label            string     `json:"label"`
+	ReadOnly         bool       `json:"read_only"`
+	RequestID        string     `json:"request_id,omitempty"`
+	Role             string     `json:"role"`
+	Skill            string     `json:"skill"`
+	Status           string     `json:"status"`
+	TargetID         string     `json:"target_id"`
+	TargetType       string     `json:"target_type"`
 }

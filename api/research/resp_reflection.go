@@ -9,9 +9,7 @@ import (
 
 // Response bodies of the reflection and consolidation tools. Fields are
 // declared in the alphabetical order of their JSON keys, the order the
-// maps they replace encoded in, so the bytes are unchanged. A docRef (an
-// artifact's TLDR, and body with include_content) stays a map: null when
-// no artifact is named.
+// maps they replace encoded in, so the bytes are unchanged.
 
 // reflectionSummaryResp is one wave in reflection.list and the open
 // wave of the project status.
@@ -48,13 +46,13 @@ type reflectionCreateResp struct {
 
 // reflectionViewResp answers reflection.get: the authoritative wave.
 type reflectionViewResp struct {
-	ContentIncluded bool                      `json:"content_included"`
-	Corpus          []reflectionCorpusResp    `json:"corpus"`
-	Coverage        reflectionCoverageResp    `json:"coverage"`
-	PriorPublished  *reflectionPriorResp      `json:"prior_published"`
-	Reflection      reflectionHeadResp        `json:"reflection"`
-	Roster          []reflectionLensResp      `json:"roster"`
-	Synthesis       map[string]map[string]any `json:"synthesis"`
+	ContentIncluded bool                   `json:"content_included"`
+	Corpus          []reflectionCorpusResp `json:"corpus"`
+	Coverage        reflectionCoverageResp `json:"coverage"`
+	PriorPublished  *reflectionPriorResp   `json:"prior_published"`
+	Reflection      reflectionHeadResp     `json:"reflection"`
+	Roster          []reflectionLensResp   `json:"roster"`
+	Synthesis       map[string]*docRefResp `json:"synthesis"`
 }
 
 // reflectionHeadResp is the wave's workflow state in reflection.get.
@@ -95,32 +93,32 @@ type reflectionCoverageResp struct {
 
 // reflectionPriorResp is the project's previous published wave.
 type reflectionPriorResp struct {
-	ProjectGraph  map[string]any `json:"project_graph"`
-	PublishedAt   *time.Time     `json:"published_at"`
-	ReflectionDoc map[string]any `json:"reflection_doc"`
-	ReflectionID  string         `json:"reflection_id"`
+	ProjectGraph  *docRefResp `json:"project_graph"`
+	PublishedAt   *time.Time  `json:"published_at"`
+	ReflectionDoc *docRefResp `json:"reflection_doc"`
+	ReflectionID  string      `json:"reflection_id"`
 }
 
 // reflectionPublishedResp is the project's newest published wave in the
 // project status's context.
 type reflectionPublishedResp struct {
-	ProjectGraph  map[string]any `json:"project_graph"`
-	PublishedAt   *time.Time     `json:"published_at"`
-	ReflectionDoc map[string]any `json:"reflection_doc"`
-	ReflectionID  string         `json:"reflection_id"`
-	Title         string         `json:"title"`
+	ProjectGraph  *docRefResp `json:"project_graph"`
+	PublishedAt   *time.Time  `json:"published_at"`
+	ReflectionDoc *docRefResp `json:"reflection_doc"`
+	ReflectionID  string      `json:"reflection_id"`
+	Title         string      `json:"title"`
 }
 
 // reflectionCorpusResp is one snapshotted corpus experiment.
 type reflectionCorpusResp struct {
-	Conclusion       string         `json:"conclusion"`
-	ExperimentID     string         `json:"experiment_id"`
-	Graph            map[string]any `json:"graph"`
-	Intent           string         `json:"intent"`
-	Name             string         `json:"name"`
-	Report           map[string]any `json:"report"`
-	ResultArtifactID string         `json:"result_artifact_id"`
-	Status           string         `json:"status"`
+	Conclusion       string      `json:"conclusion"`
+	ExperimentID     string      `json:"experiment_id"`
+	Graph            *docRefResp `json:"graph"`
+	Intent           string      `json:"intent"`
+	Name             string      `json:"name"`
+	Report           *docRefResp `json:"report"`
+	ResultArtifactID string      `json:"result_artifact_id"`
+	Status           string      `json:"status"`
 }
 
 // consolidationGetResp answers consolidation.get.
@@ -132,7 +130,7 @@ type consolidationGetResp struct {
 	Reflection                       reflectionHeadResp          `json:"reflection"`
 	Roster                           []reflectionLensResp        `json:"roster"`
 	Rules                            consolidationRulesResp      `json:"rules"`
-	Synthesis                        map[string]map[string]any   `json:"synthesis"`
+	Synthesis                        map[string]*docRefResp      `json:"synthesis"`
 }
 
 // consolidationCentralResp is the project's central ref and its sha.
@@ -160,14 +158,14 @@ type consolidationCoverageResp struct {
 // base_source and head_source once recorded; decision null until a
 // proposal decides it.
 type consolidationEntryResp struct {
-	BaseSHA              any               `json:"base_sha"`
-	BaseSource           *any              `json:"base_source,omitempty"`
-	Branch               any               `json:"branch"`
+	BaseSHA              *string           `json:"base_sha"`
+	BaseSource           **string          `json:"base_source,omitempty"`
+	Branch               *string           `json:"branch"`
 	CentralSHAAtSnapshot string            `json:"central_sha_at_snapshot"`
 	Decision             *proposalDecision `json:"decision"`
 	ExperimentID         string            `json:"experiment_id"`
-	HeadSHA              any               `json:"head_sha"`
-	HeadSource           *any              `json:"head_source,omitempty"`
+	HeadSHA              *string           `json:"head_sha"`
+	HeadSource           **string          `json:"head_source,omitempty"`
 	Name                 string            `json:"name"`
 	ResultArtifactID     string            `json:"result_artifact_id"`
 	ResultSummary        string            `json:"result_summary"`
@@ -211,12 +209,16 @@ type consolidationSubmitResp struct {
 	ReflectionID     string `json:"reflection_id"`
 }
 
-// presentIn is m[k] when m has k (its value may be nil, encoded null),
-// else nil (the key is left out).
-func presentIn(m map[string]any, k string) *any {
-	v, ok := m[k]
-	if !ok {
-		return nil
-	}
-	return &v
+// docRefResp is one artifact as reflection answers name it (docRef): its
+// TLDR always, lens_id for a lens doc, its body only with
+// include_content. A nil *docRefResp (no artifact named) encodes null.
+type docRefResp struct {
+	ArtifactID string  `json:"artifact_id"`
+	Content    *string `json:"content,omitempty"`
+	LensID     string  `json:"lens_id,omitempty"`
+	Path       string  `json:"path"`
+	Role       string  `json:"role"`
+	SHA256     string  `json:"sha256"`
+	TLDR       string  `json:"tldr"`
+	Valid      bool    `json:"valid"`
 }

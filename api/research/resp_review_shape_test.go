@@ -127,7 +127,10 @@ func TestHandlerAnswersMatchMaps(t *testing.T) {
 	cite := map[string]any{"citation_id": "cit_1", "doi": "10.1/x", "targets": []litTarget{}, "created_at": at}
 	schema := map[string]any{"type": "object"}
 	views := reviewViews([]models.ReviewRequest{{ID: "rr_1", TargetType: "experiment", TargetID: "exp_1", Kind: "design", Role: "human", ExpiresAt: at}})
-	summary := map[string]any{"experiment_id": "exp_1", "name": "lr"}
+	exp := models.Experiment{ID: "exp_1", Name: "lr", Intent: "i", Status: "draft", Gate: "g", NextAction: "n", Attempt: 2}
+	summaryTyped := experimentSummary(exp)
+	summary := map[string]any{"experiment_id": "exp_1", "name": "lr", "intent": "i", "status": "draft", "current_gate": "g",
+		"next_action": "n", "attempt_index": 2}
 	for _, tc := range []struct {
 		name   string
 		typed  any
@@ -171,14 +174,15 @@ func TestHandlerAnswersMatchMaps(t *testing.T) {
 			Sections: []sectionTitleJSON{{ID: "sec_1", Position: 0, Title: "Intro"}}, SectionsTruncated: true},
 			map[string]any{"revision": int64(9), "section_count": int64(7), "citation_count": int64(2),
 				"sections": []map[string]any{{"section_id": "sec_1", "position": 0, "title": "Intro"}}, "sections_truncated": true}},
-		{"experiment.create", experimentCreated{Experiment: summary, ExperimentID: "exp_1", Created: true, Folder: "experiments/lr/",
+		{"experiment.create", experimentCreated{Experiment: summaryTyped, ExperimentID: "exp_1", Created: true, Folder: "experiments/lr/",
 			WorkflowID: "research-experiment-exp_1", Next: "call workflow.status_and_next with this experiment_id"},
 			map[string]any{"experiment": summary, "experiment_id": "exp_1", "created": true, "folder": "experiments/lr/",
 				"workflow_id": "research-experiment-exp_1", "next": "call workflow.status_and_next with this experiment_id"}},
-		{"experiment.list", experimentsAnswer{Experiments: []map[string]any{summary}, Authority: "a"},
+		{"experiment.list", experimentsAnswer{Experiments: []experimentSummaryResp{summaryTyped}, Authority: "a"},
 			map[string]any{"experiments": []map[string]any{summary}, "authority": "a"}},
-		{"artifact.find", artifactsAnswer{Artifacts: []map[string]any{{"artifact_id": "art_1"}}},
-			map[string]any{"artifacts": []map[string]any{{"artifact_id": "art_1"}}}},
+		{"artifact.find", artifactsAnswer{Artifacts: []artifactViewResp{artifactView(models.Artifact{ID: "art_1", CreatedAt: at})}},
+			map[string]any{"artifacts": []map[string]any{{"artifact_id": "art_1", "target_type": "", "target_id": "", "role": "", "path": "",
+				"title": "", "attempt_index": 0, "uploaded": false, "created_at": at}}}},
 		{"experiment.exhibit", exhibitAnswer{ExperimentID: "exp_1", ReadOnly: true, Files: []exhibitFile{{ArtifactID: "art_1", Path: "results/metrics.json",
 			SHA256: "ab", Attempt: 1, Metrics: map[string]float64{"acc": 0.9}}}},
 			map[string]any{"experiment_id": "exp_1", "read_only": true, "files": []map[string]any{{"artifact_id": "art_1", "path": "results/metrics.json",

@@ -148,10 +148,10 @@ type sandboxPullResp struct {
 // destroyed: nothing active ([] pending, no hint), or the retention
 // checklist of each target.
 type sandboxReleasePendingResp struct {
-	Hint           string           `json:"hint,omitempty"`
-	PendingRelease []map[string]any `json:"pending_release"`
-	Released       bool             `json:"released"`
-	Status         string           `json:"status"`
+	Hint           string                   `json:"hint,omitempty"`
+	PendingRelease []retentionChecklistResp `json:"pending_release"`
+	Released       bool                     `json:"released"`
+	Status         string                   `json:"status"`
 }
 
 // sandboxReleasedResp answers a confirmed sandbox.release.
@@ -177,4 +177,56 @@ type sandboxEndpointResp struct {
 	SSHUser    string    `json:"ssh_user"`
 	Status     string    `json:"status"`
 	Workdir    string    `json:"workdir"`
+}
+
+// retentionChecklistResp is what releasing one sandbox would lose or
+// leave behind (retentionChecklist). When the pulls could not be read it
+// holds only error; the three lists are there otherwise ([] when empty),
+// with a note of what could not be checked.
+type retentionChecklistResp struct {
+	Error                    *string               `json:"error,omitempty"`
+	ExpiresAt                time.Time             `json:"expires_at"`
+	OutputsUnchecked         *string               `json:"outputs_unchecked,omitempty"`
+	RunningCommands          *[]runningCommandResp `json:"running_commands,omitempty"`
+	RunningCommandsUnchecked *string               `json:"running_commands_unchecked,omitempty"`
+	SandboxID                string                `json:"sandbox_id"`
+	SandboxUID               string                `json:"sandbox_uid"`
+	Status                   string                `json:"status"`
+	UnpinnedStorage          *[]unpinnedObjectResp `json:"unpinned_storage,omitempty"`
+	UnpulledOutputs          *[]unpulledOutputResp `json:"unpulled_outputs,omitempty"`
+	Workdir                  string                `json:"workdir"`
+}
+
+// runningCommandResp is a command of the checklist still running.
+type runningCommandResp struct {
+	Command   string    `json:"command"`
+	Seq       int       `json:"seq"`
+	StartedAt time.Time `json:"started_at"`
+}
+
+// unpinnedObjectResp is a pulled storage object of the checklist that is
+// not pinned.
+type unpinnedObjectResp struct {
+	ExpiresAt *time.Time `json:"expires_at"`
+	Name      string     `json:"name"`
+	ObjectID  string     `json:"object_id"`
+	Path      string     `json:"path"`
+}
+
+// unpulledOutputResp is an output of the checklist not pulled in its
+// current form: its size, or a note of why it could not be hashed.
+type unpulledOutputResp struct {
+	Note      string `json:"note,omitempty"`
+	Path      string `json:"path"`
+	SizeBytes *int64 `json:"size_bytes,omitempty"`
+}
+
+// sandboxRunsResp answers sandbox.runs.
+type sandboxRunsResp struct {
+	Count         int              `json:"count"`
+	Running       int              `json:"running"`
+	Runs          []sandboxRunResp `json:"runs"`
+	SandboxStatus string           `json:"sandbox_status"`
+	SandboxUID    string           `json:"sandbox_uid"`
+	WaitedSeconds int              `json:"waited_seconds"`
 }

@@ -23,12 +23,12 @@ func reviewGateStatus(r wf.ReviewState, current string) string {
 
 // noteExpired tells the producer, on a review gate whose last request
 // expired unanswered or whose pass went stale, to request a new review.
-func noteExpired(gate map[string]any, r wf.ReviewState) {
+func noteExpired(gate *reviewGateResp, r wf.ReviewState) {
 	if r.Status == wf.ReviewStatusNone && r.ExpiredRequestID != "" {
-		gate["expired_request_id"] = r.ExpiredRequestID
-		gate["hint"] = "the last review request expired unanswered; call review.request again"
+		gate.ExpiredRequestID = r.ExpiredRequestID
+		gate.Hint = "the last review request expired unanswered; call review.request again"
 	}
-	if gate["status"] == "attested_blocked" {
-		gate["hint"] = "the review is of an earlier snapshot; the target changed since, so request a new review"
+	if gate.Status == "attested_blocked" {
+		gate.Hint = "the review is of an earlier snapshot; the target changed since, so request a new review"
 	}
 }

@@ -178,10 +178,10 @@ func (s *Service) operatorExperiments(c *gin.Context) {
 		rest.Unavailable(c, "database unavailable")
 		return
 	}
-	out := make([]map[string]any, 0, len(es))
+	out := make([]experimentSummaryResp, 0, len(es))
 	for _, e := range es {
 		v := experimentSummary(e)
-		v["project_id"], v["workflow_id"] = e.ProjectID, wf.ExperimentWorkflowID(e.ID)
+		v.ProjectID, v.WorkflowID = e.ProjectID, wf.ExperimentWorkflowID(e.ID)
 		out = append(out, v)
 	}
 	c.JSON(http.StatusOK, experimentsAnswer{Experiments: out, Authority: "current_gate mirrors each experiment's workflow"})

@@ -93,7 +93,7 @@ func TestSandboxTools_KubernetesSandboxIsReadThroughItsAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	item := s.retentionChecklist(context.Background(), sb)
-	if unpulled, _ := item["unpulled_outputs"].([]map[string]any); len(unpulled) != 1 || unpulled[0]["path"] != "notes.txt" {
+	if item.UnpulledOutputs == nil || len(*item.UnpulledOutputs) != 1 || (*item.UnpulledOutputs)[0].Path != "notes.txt" {
 		t.Fatalf("release checklist through the agent: %v", item)
 	}
 

@@ -33,7 +33,7 @@ func TestSandboxRuns_LocalSandboxOnAnotherHostIsUnavailableNotEmpty(t *testing.T
 		}
 	}
 	item := s.retentionChecklist(context.Background(), sb)
-	if msg, _ := item["outputs_unchecked"].(string); !strings.Contains(msg, "names no host task queue") {
+	if item.OutputsUnchecked == nil || !strings.Contains(*item.OutputsUnchecked, "names no host task queue") {
 		t.Fatalf("release checklist must say the outputs were not checked: %v", item)
 	}
 }

@@ -63,7 +63,7 @@ func TestSandboxRuns_WaitOverTheCapIsCappedNotRefused(t *testing.T) {
 	if terr != nil {
 		t.Fatalf("wait_seconds 3600: %+v", terr)
 	}
-	if m, _ := out.(map[string]any); m["count"] != 0 {
+	if got, _ := out.(sandboxRunsResp); got.Count != 0 || got.SandboxUID != "sbx_waitcap00001" {
 		t.Fatalf("runs of an idle sandbox: %v", out)
 	}
 	if _, terr := s.Invoke(context.Background(), agent, "sandbox.runs", json.RawMessage(`{"project_id":"prj_k","sandbox_uid":"sbx_waitcap00001","wait_seconds":-1}`)); terr == nil || terr.Code != "invalid_input" {

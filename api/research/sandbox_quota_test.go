@@ -36,7 +36,10 @@ func request(s *Service, args map[string]any) (map[string]any, *ToolError) {
 	args["project_id"], args["public_key"] = "prj_k", testPublicKey
 	raw, _ := json.Marshal(args)
 	out, terr := s.Invoke(context.Background(), platform.Principal{CredentialID: "a", Role: platform.RoleAgent, AllProjects: true}, "sandbox.request", raw)
-	m, _ := out.(map[string]any)
+	// The answer is a typed body; the tests read its JSON.
+	view, _ := json.Marshal(out)
+	var m map[string]any
+	_ = json.Unmarshal(view, &m)
 	return m, terr
 }
 

@@ -33,10 +33,10 @@ func sandboxRelease(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	if len(targets) == 0 {
-		return sandboxReleasePendingResp{Status: "no_active_sandbox", Released: false, PendingRelease: []map[string]any{}}, nil
+		return sandboxReleasePendingResp{Status: "no_active_sandbox", Released: false, PendingRelease: []retentionChecklistResp{}}, nil
 	}
 	if !in.ConfirmRetained {
-		pending := make([]map[string]any, 0, len(targets))
+		pending := make([]retentionChecklistResp, 0, len(targets))
 		for _, sb := range targets {
 			pending = append(pending, s.retentionChecklist(ctx, sb))
 		}
@@ -78,12 +78,13 @@ func (s *Service) releaseTargets(ctx context.Context, in sandboxArgs) ([]models.
 // retentionChecklist lists what releasing sb would lose or leave behind:
 // files not pulled in their current form, commands still running, and
 // pulled objects that are not pinned.
-func (s *Service) retentionChecklist(ctx context.Context, sb models.Sandbox) map[string]any {
-	item := map[string]any{"sandbox_uid": sb.UID, "sandbox_id": sb.UID, "status": sb.Status, "workdir": sb.Workdir, "expires_at": sb.ExpiresAt}
-	unpulled, runningCmds, unpinned := []map[string]any{}, []map[string]any{}, []map[string]any{}
+func (s *Service) retentionChecklist(ctx context.Context, sb models.Sandbox) retentionChecklistResp {
+	item := retentionChecklistResp{SandboxUID: sb.UID, SandboxID: sb.UID, Status: sb.Status, Workdir: sb.Workdir, ExpiresAt: sb.ExpiresAt}
+	unpulled, runningCmds, unpinned := []unpulledOutputResp{}, []runningCommandResp{}, []unpinnedObjectResp{}
 	pulls, err := models.Pulls(ctx, s.DB, sb.UID)
 	if err != nil {
-		item["error"] = err.Error()
+		msg := err.Error()
+		item.Error = &msg
 		return item
 	}
 	pulled := map[string]bool{}
@@ -95,7 +96,7 @@ func (s *Service) retentionChecklist(ctx context.Context, sb models.Sandbox) map
 		}
 		seen[p.ObjectID] = true
 		if o, err := models.GetObject(ctx, s.DB, sb.ProjectID, p.ObjectID); err == nil && !o.Pinned && o.Status == models.StorageAvailable {
-			unpinned = append(unpinned, map[string]any{"object_id": o.ID, "name": o.Name, "path": p.Path, "expires_at": o.ExpiresAt})
+			unpinned = append(unpinned, unpinnedObjectResp{ObjectID: o.ID, Name: o.Name, Path: p.Path, ExpiresAt: o.ExpiresAt})
 		}
 	}
 	insp, err := s.reader(ctx, sb)
@@ -103,35 +104,37 @@ func (s *Service) retentionChecklist(ctx context.Context, sb models.Sandbox) map
 	if errors.As(err, &elsewhere) {
 		// Nothing could be checked: the checklist says so instead of
 		// looking empty.
-		item["outputs_unchecked"] = elsewhere.Message
+		item.OutputsUnchecked = &elsewhere.Message
 	}
 	if err == nil {
 		files, err := insp.Files(ctx, sb.UID, checklistFiles)
 		if err != nil {
 			// Not "nothing to lose": say the outputs could not be checked.
-			item["outputs_unchecked"] = err.Error()
+			msg := err.Error()
+			item.OutputsUnchecked = &msg
 		}
 		for _, f := range files {
 			sum, size, err := insp.Digest(ctx, sb.UID, f, s.checklistMaxBytes())
 			if err != nil {
-				unpulled = append(unpulled, map[string]any{"path": f, "note": err.Error()})
+				unpulled = append(unpulled, unpulledOutputResp{Path: f, Note: err.Error()})
 				continue
 			}
 			if !pulled[path.Clean(f)+"\x00"+sum] {
-				unpulled = append(unpulled, map[string]any{"path": f, "size_bytes": size})
+				unpulled = append(unpulled, unpulledOutputResp{Path: f, SizeBytes: &size})
 			}
 		}
 		runs, err := insp.Runs(ctx, sb.UID, 0)
 		if err != nil {
-			item["running_commands_unchecked"] = err.Error()
+			msg := err.Error()
+			item.RunningCommandsUnchecked = &msg
 		}
 		for _, r := range runs {
 			if r.Status == sandbox.RunRunning {
-				runningCmds = append(runningCmds, map[string]any{"seq": r.Seq, "command": r.Command, "started_at": r.StartedAt})
+				runningCmds = append(runningCmds, runningCommandResp{Seq: r.Seq, Command: r.Command, StartedAt: r.StartedAt})
 			}
 		}
 	}
-	item["unpulled_outputs"], item["running_commands"], item["unpinned_storage"] = unpulled, runningCmds, unpinned
+	item.UnpulledOutputs, item.RunningCommands, item.UnpinnedStorage = &unpulled, &runningCmds, &unpinned
 	return item
 }
 

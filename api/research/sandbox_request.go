@@ -110,7 +110,7 @@ func sandboxRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 	got := s.awaitSandbox(ctx, row, wf.SandboxProvisionedUpdate, provisionWait, nil, nil)
 	out := sandboxView(got)
 	out.Requested = true
-	return asJSONObject(out)
+	return out, nil
 }
 
 // shapeOf is the cpu and memory asked for, within instance type it.

@@ -101,8 +101,8 @@ func sandboxRuns(ctx context.Context, s *Service, c *Call) (any, error) {
 		shown = append(shown, sandboxRunResp{Seq: r.Seq, Command: r.Command, Status: r.Status, StartedAt: r.StartedAt,
 			EndedAt: r.EndedAt, ExitCode: r.ExitCode, Output: out, OutputTruncated: cut})
 	}
-	return map[string]any{"sandbox_uid": sb.UID, "sandbox_status": sb.Status, "runs": shown, "count": len(shown),
-		"running": sandbox.Running(runs), "waited_seconds": int(time.Since(start).Seconds())}, nil
+	return sandboxRunsResp{SandboxUID: sb.UID, SandboxStatus: sb.Status, Runs: shown, Count: len(shown),
+		Running: sandbox.Running(runs), WaitedSeconds: int(time.Since(start).Seconds())}, nil
 }
 
 func sandboxTerminal(ctx context.Context, s *Service, c *Call) (any, error) {

@@ -56,7 +56,8 @@ func getState(t *testing.T, s *Service) wf.ExperimentState {
 	if terr != nil {
 		t.Fatalf("experiment.get_state: %+v", terr)
 	}
-	raw, _ := json.Marshal(out.(map[string]any)["state"])
+	// The state as the answer encodes it.
+	raw, _ := json.Marshal(out.(experimentStateResp).State)
 	var st wf.ExperimentState
 	if err := json.Unmarshal(raw, &st); err != nil {
 		t.Fatal(err)

@@ -47,14 +47,14 @@ func TestDocRef_ATLDRIsReadFromItsBlobOnce(t *testing.T) {
 	}
 	for i := 0; i < 3; i++ {
 		v, err := s.docRef(ctx, "art_d", false)
-		if err != nil || v["tldr"] != "the wave held" {
+		if err != nil || v == nil || v.TLDR != "the wave held" {
 			t.Fatalf("docRef %d: %v %v", i, v, err)
 		}
 	}
 	if n := blobs.opens.Load(); n != 1 {
 		t.Fatalf("%d blob reads for three TLDRs, want 1", n)
 	}
-	if v, err := s.docRef(ctx, "art_d", true); err != nil || v["content"] != doc || blobs.opens.Load() != 2 {
+	if v, err := s.docRef(ctx, "art_d", true); err != nil || v == nil || v.Content == nil || *v.Content != doc || blobs.opens.Load() != 2 {
 		t.Fatalf("include_content: %v %v (%d reads)", v, err, blobs.opens.Load())
 	}
 }

@@ -85,13 +85,14 @@ func artifactSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 	return out, nil
 }
 
-func artifactView(a models.Artifact) map[string]any {
-	v := map[string]any{"artifact_id": a.ID, "target_type": a.TargetType, "target_id": a.TargetID, "role": a.Role, "path": a.Path,
-		"title": a.Title, "attempt_index": a.Attempt, "uploaded": a.UploadedAt != nil, "created_at": a.CreatedAt}
+func artifactView(a models.Artifact) artifactViewResp {
+	v := artifactViewResp{ArtifactID: a.ID, TargetType: a.TargetType, TargetID: a.TargetID, Role: a.Role, Path: a.Path,
+		Title: a.Title, AttemptIndex: a.Attempt, Uploaded: a.UploadedAt != nil, CreatedAt: a.CreatedAt}
 	if a.UploadedAt != nil {
-		v["sha256"], v["size_bytes"], v["uploaded_at"], v["valid"] = a.SHA256, a.Size, a.UploadedAt, a.Valid
+		sha, size, valid := a.SHA256, a.Size, a.Valid
+		v.SHA256, v.SizeBytes, v.UploadedAt, v.Valid = &sha, &size, a.UploadedAt, &valid
 		if a.Problems != "" {
-			v["problems"] = strings.Split(a.Problems, "\n")
+			v.Problems = strings.Split(a.Problems, "\n")
 		}
 	}
 	return v
@@ -127,7 +128,7 @@ func artifactFind(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]map[string]any, 0, len(as))
+	out := make([]artifactViewResp, 0, len(as))
 	for _, a := range as {
 		v := artifactView(a)
 		if in.IncludeContent && a.UploadedAt != nil {
@@ -135,7 +136,7 @@ func artifactFind(ctx context.Context, s *Service, c *Call) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			v["content"] = text
+			v.Content = &text
 		}
 		out = append(out, v)
 	}
@@ -202,7 +203,7 @@ func artifactAttemptKey(a models.Artifact) string {
 
 // artifactsAnswer is artifact.find's answer.
 type artifactsAnswer struct {
-	Artifacts []map[string]any `json:"artifacts"`
+	Artifacts []artifactViewResp `json:"artifacts"`
 }
 
 // exhibitAnswer is experiment.exhibit's answer: the metrics of the

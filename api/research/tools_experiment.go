@@ -175,7 +175,7 @@ func experimentTransition(ctx context.Context, s *Service, c *Call) (any, error)
 // transitionAnswer is a transition's result with the code state it recorded.
 type transitionAnswer struct {
 	wf.TransitionResult
-	Code map[string]any `json:"code"`
+	Code codeViewResp `json:"code"`
 }
 
 // transitionError maps a transition Update's validator refusal (experiment
@@ -212,7 +212,7 @@ func experimentList(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]map[string]any, 0, len(exps))
+	out := make([]experimentSummaryResp, 0, len(exps))
 	for _, e := range exps {
 		out = append(out, experimentSummary(e))
 	}
@@ -235,23 +235,31 @@ func experimentGetState(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"state": st, "workflow": st.Decision(), "code": codeView(code, ok)}, nil
+	return experimentStateResp{State: st, Workflow: st.Decision(), Code: codeView(code, ok)}, nil
 }
 
 // experimentCreated is experiment.create's answer. Fields are in the
 // order of their JSON keys, as the map it replaced encoded them.
 type experimentCreated struct {
-	Created      bool           `json:"created"`
-	Experiment   map[string]any `json:"experiment"`
-	ExperimentID string         `json:"experiment_id"`
-	Folder       string         `json:"folder"`
-	Next         string         `json:"next"`
-	WorkflowID   string         `json:"workflow_id"`
+	Created      bool                  `json:"created"`
+	Experiment   experimentSummaryResp `json:"experiment"`
+	ExperimentID string                `json:"experiment_id"`
+	Folder       string                `json:"folder"`
+	Next         string                `json:"next"`
+	WorkflowID   string                `json:"workflow_id"`
 }
 
 // experimentsAnswer is experiment.list's answer (and, with the operator's
 // authority line, the console's experiment list).
 type experimentsAnswer struct {
-	Authority   string           `json:"authority"`
-	Experiments []map[string]any `json:"experiments"`
+	Authority   string                  `json:"authority"`
+	Experiments []experimentSummaryResp `json:"experiments"`
+}
+
+// experimentStateResp answers experiment.get_state: the workflow's state,
+// its gate decision and the recorded code.
+type experimentStateResp struct {
+	Code     codeViewResp        `json:"code"`
+	State    wf.ExperimentState  `json:"state"`
+	Workflow gateengine.Decision `json:"workflow"`
 }

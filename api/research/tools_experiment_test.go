@@ -47,12 +47,18 @@ func TestCodeEvidence_ChecksBranchAndCommitIDs(t *testing.T) {
 
 func TestCodeView_UnrecordedValuesAreNull(t *testing.T) {
 	t.Parallel()
-	v := codeView(modelsCode("work/a", "", "abc1234"), true)
-	if v["branch"] != "work/a" || v["base_sha"] != nil || v["head_sha"] != "abc1234" {
-		t.Fatalf("codeView = %v", v)
+	str := func(p *string) any {
+		if p == nil {
+			return nil
+		}
+		return *p
 	}
-	if v := codeView(modelsCode("", "", ""), false); v["branch"] != nil || v["base_sha"] != nil || v["head_sha"] != nil {
-		t.Fatalf("nothing recorded: %v", v)
+	v := codeView(modelsCode("work/a", "", "abc1234"), true)
+	if str(v.Branch) != "work/a" || v.BaseSHA != nil || str(v.HeadSHA) != "abc1234" {
+		t.Fatalf("codeView = %+v", v)
+	}
+	if v := codeView(modelsCode("", "", ""), false); v.Branch != nil || v.BaseSHA != nil || v.HeadSHA != nil {
+		t.Fatalf("nothing recorded: %+v", v)
 	}
 }
 

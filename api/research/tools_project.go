@@ -158,7 +158,7 @@ func (s *Service) overview(ctx context.Context, p models.Project) (*projectOverv
 		return nil, err
 	}
 	byStatus := map[string]int{}
-	summaries := make([]map[string]any, 0, len(exps))
+	summaries := make([]experimentSummaryResp, 0, len(exps))
 	for _, e := range exps {
 		byStatus[e.Status]++
 		summaries = append(summaries, experimentSummary(e))
@@ -166,7 +166,7 @@ func (s *Service) overview(ctx context.Context, p models.Project) (*projectOverv
 	return &projectOverviewResp{Project: p, ExperimentsByStatus: byStatus, Experiments: summaries, Claims: claims, ChampionID: champ}, nil
 }
 
-func experimentSummary(e models.Experiment) map[string]any {
-	return map[string]any{"experiment_id": e.ID, "name": e.Name, "intent": e.Intent, "status": e.Status,
-		"current_gate": e.Gate, "next_action": e.NextAction, "attempt_index": e.Attempt}
+func experimentSummary(e models.Experiment) experimentSummaryResp {
+	return experimentSummaryResp{ExperimentID: e.ID, Name: e.Name, Intent: e.Intent, Status: e.Status,
+		CurrentGate: e.Gate, NextAction: e.NextAction, AttemptIndex: e.Attempt}
 }

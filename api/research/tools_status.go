@@ -68,7 +68,7 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	refs := make([]any, 0, len(as))
+	refs := make([]artifactViewResp, 0, len(as))
 	latest := map[string]models.Artifact{}
 	for _, a := range as {
 		refs = append(refs, artifactView(a))
@@ -97,31 +97,31 @@ func statusAndNext(ctx context.Context, s *Service, c *Call) (any, error) {
 	if ctxBlock.Report, err = content("report"); err != nil {
 		return nil, err
 	}
-	// Tests read this answer as a map (asJSONObject); its bytes are the struct's.
-	return asJSONObject(experimentStatusResp{Scope: "experiment", Project: experimentProjectResp{ID: p.ID, Name: p.Name}, Workflow: workflow,
-		Context: ctxBlock, Sandbox: sbx})
+	return experimentStatusResp{Scope: "experiment", Project: experimentProjectResp{ID: p.ID, Name: p.Name}, Workflow: workflow,
+		Context: ctxBlock, Sandbox: sbx}, nil
 }
 
 // reviewGateOf is the review_gate block of a status envelope: who reviews
-// kind of the target and how far its review got. It stays a map: the
-// expiry hints (noteExpired) are written into one.
-func reviewGateOf(p models.Project, kind, targetType, targetID string, r wf.ReviewState, snapshot string) map[string]any {
+// kind of the target and how far its review got, with the expiry hints
+// (noteExpired).
+func reviewGateOf(p models.Project, kind, targetType, targetID string, r wf.ReviewState, snapshot string) *reviewGateResp {
 	status := reviewGateStatus(r, snapshot)
-	g := map[string]any{"role": reviewRoleOf(p, kind), "skill": kind + "-review", "target_type": targetType, "target_id": targetID,
-		"status": status, "label": kind + " review", "read_only": true}
+	g := &reviewGateResp{Role: reviewRoleOf(p, kind), Skill: kind + "-review", TargetType: targetType, TargetID: targetID,
+		Status: status, Label: kind + " review", ReadOnly: true}
 	if r.RequestID != "" && status != "none" {
-		g["request_id"], g["expires_at"] = r.RequestID, r.ExpiresAt
+		expires := r.ExpiresAt
+		g.RequestID, g.ExpiresAt = r.RequestID, &expires
 	}
 	noteExpired(g, r)
 	return g
 }
 
-func (s *Service) liveExperiments(ctx context.Context, projectID string) ([]map[string]any, error) {
+func (s *Service) liveExperiments(ctx context.Context, projectID string) ([]experimentSummaryResp, error) {
 	exps, err := models.OpenExperiments(ctx, s.DB, projectID)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]map[string]any, 0, len(exps))
+	out := make([]experimentSummaryResp, 0, len(exps))
 	for _, e := range exps {
 		out = append(out, experimentSummary(e))
 	}
