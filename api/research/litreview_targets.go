@@ -3,6 +3,7 @@ package research
 import (
 	"context"
 	"strconv"
+	"time"
 
 	models "github.com/gatehouse/gatehouse/models/research"
 )
@@ -37,13 +38,34 @@ func nonNil(ts []litTarget) []litTarget {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-func citationView(c models.Citation) map[string]any {
+// citationJSON is a citation as litreview.view and litreview.cite show
+// it. Fields follow their keys' order. The reference sits under its
+// kind's key: RefKind is one of url, doi and arxiv (normalizeReference
+// writes no other), and arxiv shows as arxiv_id; the other two keys are
+// absent.
+type citationJSON struct {
+	ArxivID   *string     `json:"arxiv_id,omitempty"`
+	ID        string      `json:"citation_id"`
+	CreatedAt time.Time   `json:"created_at"`
+	DOI       *string     `json:"doi,omitempty"`
+	Note      string      `json:"note"`
+	Targets   []litTarget `json:"targets"`
+	Title     string      `json:"title"`
+	URL       *string     `json:"url,omitempty"`
+}
+
+func citationView(c models.Citation) citationJSON {
 	var ts []litTarget
 	_ = jsonUnmarshal(c.TargetsJSON, &ts)
-	v := map[string]any{"citation_id": c.ID, c.RefKind: c.Ref, "title": c.Title, "note": c.Note, "targets": nonNil(ts), "created_at": c.CreatedAt}
-	if c.RefKind == "arxiv" {
-		delete(v, "arxiv")
-		v["arxiv_id"] = c.Ref
+	v := citationJSON{ID: c.ID, Title: c.Title, Note: c.Note, Targets: nonNil(ts), CreatedAt: c.CreatedAt}
+	ref := c.Ref
+	switch c.RefKind {
+	case "arxiv":
+		v.ArxivID = &ref
+	case "doi":
+		v.DOI = &ref
+	case "url":
+		v.URL = &ref
 	}
 	return v
 }

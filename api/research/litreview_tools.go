@@ -66,7 +66,7 @@ func litreviewView(ctx context.Context, s *Service, c *Call) (any, error) {
 		sections = append(sections, litSectionJSON{ID: sec.ID, Position: sec.Position, Text: sec.Text, UpdatedAt: sec.UpdatedAt})
 		doc = append(doc, sec.Text)
 	}
-	cites := make([]map[string]any, 0, len(cs))
+	cites := make([]citationJSON, 0, len(cs))
 	for _, ci := range cs {
 		cites = append(cites, citationView(ci))
 	}
@@ -247,7 +247,9 @@ type (
 	}
 	// litreviewAnswer is litreview.view's answer.
 	litreviewAnswer struct {
-		Citations []map[string]any `json:"citations"`
+		// Citations is a []citationJSON (any while a shape test still
+		// builds it from maps).
+		Citations any              `json:"citations"`
 		Markdown  string           `json:"markdown"`
 		Revision  int64            `json:"revision"`
 		Sections  []litSectionJSON `json:"sections"`
@@ -261,7 +263,9 @@ type (
 	}
 	// litCiteAnswer is litreview.cite's answer.
 	litCiteAnswer struct {
-		Citation  map[string]any `json:"citation"`
-		Duplicate bool           `json:"duplicate"`
+		// Citation is a citationJSON (any while a shape test still
+		// builds it from a map).
+		Citation  any  `json:"citation"`
+		Duplicate bool `json:"duplicate"`
 	}
 )

@@ -56,7 +56,7 @@ func TestMLflow_FinalizeRunSendsEveryMetricInBatchesWithinTheLimits(t *testing.T
 	agent := platform.Principal{CredentialID: "a", Role: platform.RoleAgent, AllProjects: true}
 
 	out, terr := s.Invoke(ctx, agent, "mlflow.finalize_run", []byte(`{"project_id":"prj_1","experiment_id":"exp_1"}`))
-	if terr != nil || out.(map[string]any)["logged_metrics"] != n {
+	if terr != nil || out.(mlflowAnswer).LoggedMetrics == nil || *out.(mlflowAnswer).LoggedMetrics != n {
 		t.Fatalf("finalize: %v %v", out, terr)
 	}
 	want := []string{"GET /api/2.0/mlflow/experiments/get-by-name", "POST /api/2.0/mlflow/experiments/create",

@@ -63,10 +63,34 @@ func mlflowFailed(err error) error {
 	return &ToolError{Code: CodeUnavailable, Message: "the MLflow tracking server refused or failed: " + err.Error()}
 }
 
-func mlflowView(s *Service, run models.MLflowRun) map[string]any {
-	return map[string]any{"tracking_uri": s.Config.MLflowTrackingURI, "mlflow_experiment_id": run.MLflowExperimentID, "run_id": run.RunID,
-		"finished": run.FinishedAt != nil, "env": map[string]string{"MLFLOW_TRACKING_URI": s.Config.MLflowTrackingURI,
-			"MLFLOW_EXPERIMENT_ID": run.MLflowExperimentID, "MLFLOW_RUN_ID": run.RunID}}
+// mlflowAnswer is the answer of mlflow.context and mlflow.finalize_run:
+// the run and the environment that points a job at it. Fields follow
+// their keys' order; experiment_id is set by mlflow.context only,
+// logged_* by a finalize that logged (0 included) and replayed by one that
+// found the run already finished.
+type mlflowAnswer struct {
+	Env                mlflowEnv `json:"env"`
+	ExperimentID       *string   `json:"experiment_id,omitempty"`
+	Finished           bool      `json:"finished"`
+	LoggedMetrics      *int      `json:"logged_metrics,omitempty"`
+	LoggedParams       *int      `json:"logged_params,omitempty"`
+	MLflowExperimentID string    `json:"mlflow_experiment_id"`
+	Replayed           bool      `json:"replayed,omitempty"`
+	RunID              string    `json:"run_id"`
+	TrackingURI        string    `json:"tracking_uri"`
+}
+
+// mlflowEnv is the environment a job logs to the run with.
+type mlflowEnv struct {
+	ExperimentID string `json:"MLFLOW_EXPERIMENT_ID"`
+	RunID        string `json:"MLFLOW_RUN_ID"`
+	TrackingURI  string `json:"MLFLOW_TRACKING_URI"`
+}
+
+func mlflowView(s *Service, run models.MLflowRun) mlflowAnswer {
+	return mlflowAnswer{TrackingURI: s.Config.MLflowTrackingURI, MLflowExperimentID: run.MLflowExperimentID, RunID: run.RunID,
+		Finished: run.FinishedAt != nil, Env: mlflowEnv{TrackingURI: s.Config.MLflowTrackingURI,
+			ExperimentID: run.MLflowExperimentID, RunID: run.RunID}}
 }
 
 func mlflowContext(ctx context.Context, s *Service, c *Call) (any, error) {
@@ -75,7 +99,7 @@ func mlflowContext(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	out := mlflowView(s, run)
-	out["experiment_id"] = e.ID
+	out.ExperimentID = &e.ID
 	return out, nil
 }
 
@@ -86,7 +110,7 @@ func mlflowFinalize(ctx context.Context, s *Service, c *Call) (any, error) {
 	}
 	if run.FinishedAt != nil {
 		out := mlflowView(s, run)
-		out["replayed"] = true
+		out.Replayed = true
 		return out, nil
 	}
 	ex, err := experimentExhibit(ctx, s, c)
@@ -124,6 +148,7 @@ func mlflowFinalize(ctx context.Context, s *Service, c *Call) (any, error) {
 	}
 	run.FinishedAt = &now
 	out := mlflowView(s, run)
-	out["logged_metrics"], out["logged_params"] = len(metrics), len(params)
+	nm, np := len(metrics), len(params)
+	out.LoggedMetrics, out.LoggedParams = &nm, &np
 	return out, nil
 }

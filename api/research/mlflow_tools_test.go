@@ -131,14 +131,14 @@ func TestMLflow_FinalizeRunSpeaksTheDocumentedProtocolOnce(t *testing.T) {
 	args := []byte(`{"project_id":"prj_1","experiment_id":"exp_1"}`)
 
 	out, terr := s.Invoke(ctx, agent, "mlflow.context", args)
-	if terr != nil || out.(map[string]any)["run_id"] != "run-1" {
+	if terr != nil || out.(mlflowAnswer).RunID != "run-1" {
 		t.Fatalf("context: %v %v", out, terr)
 	}
 	out, terr = s.Invoke(ctx, agent, "mlflow.finalize_run", args)
-	if terr != nil || out.(map[string]any)["logged_metrics"] != 2 {
+	if terr != nil || out.(mlflowAnswer).LoggedMetrics == nil || *out.(mlflowAnswer).LoggedMetrics != 2 {
 		t.Fatalf("finalize: %v %v", out, terr)
 	}
-	if again, terr := s.Invoke(ctx, agent, "mlflow.finalize_run", args); terr != nil || again.(map[string]any)["replayed"] != true {
+	if again, terr := s.Invoke(ctx, agent, "mlflow.finalize_run", args); terr != nil || !again.(mlflowAnswer).Replayed {
 		t.Fatalf("second finalize: %v %v", again, terr)
 	}
 	want := []string{"GET /api/2.0/mlflow/experiments/get-by-name", "POST /api/2.0/mlflow/experiments/create",

@@ -45,7 +45,7 @@ type reviewTarget interface {
 	// moved checks verdict v on a review of kind and names where it moves
 	// the target (nil when it stays). It reads no state, so a bad verdict
 	// is refused before anything is read or written.
-	moved(kind string, v Verdict) (map[string]any, error)
+	moved(kind string, v Verdict) (*verdictMove, error)
 	artifactTarget
 }
 
@@ -124,7 +124,7 @@ func (experimentTarget) changed() error {
 	return toolErr(CodeConflict, "/review_request_id", "the target changed since the review was requested; the producer must request a new review")
 }
 
-func (experimentTarget) moved(kind string, v Verdict) (map[string]any, error) {
+func (experimentTarget) moved(kind string, v Verdict) (*verdictMove, error) {
 	reviewStatus := gates.DesignReview
 	if kind == kindExperiment {
 		reviewStatus = gates.ExperimentReview
@@ -136,7 +136,7 @@ func (experimentTarget) moved(kind string, v Verdict) (map[string]any, error) {
 	if !route.Moves {
 		return nil, nil
 	}
-	return map[string]any{"target_status": route.To, "new_attempt": route.NewAttempt}, nil
+	return &verdictMove{TargetStatus: string(route.To), NewAttempt: route.NewAttempt}, nil
 }
 
 // reflectionTarget is a reflection wave as a review target.
@@ -217,7 +217,7 @@ func (reflectionTarget) changed() error {
 	return toolErr(CodeConflict, "/review_request_id", "the reflection changed since the review was requested; the producer must request a new review")
 }
 
-func (reflectionTarget) moved(kind string, v Verdict) (map[string]any, error) {
+func (reflectionTarget) moved(kind string, v Verdict) (*verdictMove, error) {
 	route, err := rg.RouteVerdict(kind, v.Verdict, v.ReturnTo)
 	if err != nil {
 		return nil, verdictError(err)
@@ -225,7 +225,8 @@ func (reflectionTarget) moved(kind string, v Verdict) (map[string]any, error) {
 	if !route.Moves {
 		return nil, nil
 	}
-	return map[string]any{"target_status": route.To, "new_attempt": route.NewAttempt, "new_proposal_revision": route.NewRevision}, nil
+	newRevision := route.NewRevision
+	return &verdictMove{TargetStatus: string(route.To), NewAttempt: route.NewAttempt, NewProposalRevision: &newRevision}, nil
 }
 
 // newReviewRequest checks that t waits for a review in.Role may give in
@@ -317,10 +318,22 @@ func (s *Service) reviewStarted(ctx context.Context, t reviewTarget, r models.Re
 
 // verdictAnswer is review.submit's answer: the verdict recorded, and where
 // it moved the target (moved, from reviewTarget.moved).
-func verdictAnswer(sess models.ReviewSession, req models.ReviewRequest, v Verdict, moved map[string]any) map[string]any {
+func verdictAnswer(sess models.ReviewSession, req models.ReviewRequest, v Verdict, moved *verdictMove) map[string]any {
 	out := map[string]any{"review_session_id": sess.ID, "review_request_id": req.ID, "verdict": v.Verdict, "recorded": true}
-	for k, x := range moved {
-		out[k] = x
+	if moved != nil {
+		out["target_status"], out["new_attempt"] = moved.TargetStatus, moved.NewAttempt
+		if moved.NewProposalRevision != nil {
+			out["new_proposal_revision"] = *moved.NewProposalRevision
+		}
 	}
 	return out
+}
+
+// verdictMove is where a verdict moves its target: its new status, whether
+// that starts a new attempt and, for a reflection only, whether it asks
+// for a new proposal revision.
+type verdictMove struct {
+	NewAttempt          bool
+	NewProposalRevision *bool
+	TargetStatus        string
 }

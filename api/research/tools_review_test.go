@@ -57,22 +57,22 @@ func TestReviewTargetMoved(t *testing.T) {
 		kind     string
 		verdict  string
 		returnTo string
-		want     map[string]any
+		want     *verdictMove
 		badField string
 	}{
 		{"design pass stays", targetExperiment, kindDesign, "pass", "", nil, ""},
-		{"design rejection plans again", targetExperiment, kindDesign, "needs_changes", "", map[string]any{"target_status": gates.Planned, "new_attempt": false}, ""},
+		{"design rejection plans again", targetExperiment, kindDesign, "needs_changes", "", &verdictMove{TargetStatus: string(gates.Planned), NewAttempt: false}, ""},
 		{"experiment rejection to planned is a new attempt", targetExperiment, kindExperiment, "fail", "planned",
-			map[string]any{"target_status": gates.Planned, "new_attempt": true}, ""},
+			&verdictMove{TargetStatus: string(gates.Planned), NewAttempt: true}, ""},
 		{"experiment rejection to running keeps the attempt", targetExperiment, kindExperiment, "needs_changes", "running",
-			map[string]any{"target_status": gates.Running, "new_attempt": false}, ""},
+			&verdictMove{TargetStatus: string(gates.Running), NewAttempt: false}, ""},
 		{"experiment rejection must say where", targetExperiment, kindExperiment, "needs_changes", "", nil, "/return_to"},
 		{"pass takes no return_to", targetExperiment, kindDesign, "pass", "planned", nil, "/return_to"},
 		{"unknown verdict", targetExperiment, kindDesign, "maybe", "", nil, "/verdict"},
 		{"reflection rejection to reflecting", targetReflection, kindReflection, "needs_changes", "reflecting",
-			map[string]any{"target_status": rg.Reflecting, "new_attempt": true, "new_proposal_revision": false}, ""},
+			&verdictMove{TargetStatus: string(rg.Reflecting), NewAttempt: true, NewProposalRevision: movedRevision(false)}, ""},
 		{"consolidation rejection is a new revision", targetReflection, kindConsolidation, "fail", "",
-			map[string]any{"target_status": rg.Consolidating, "new_attempt": false, "new_proposal_revision": true}, ""},
+			&verdictMove{TargetStatus: string(rg.Consolidating), NewAttempt: false, NewProposalRevision: movedRevision(true)}, ""},
 		{"consolidation cannot return to reflecting", targetReflection, kindConsolidation, "fail", "reflecting", nil, "/return_to"},
 		{"reflection pass stays", targetReflection, kindReflection, "pass", "", nil, ""},
 	} {
@@ -95,12 +95,22 @@ func TestReviewTargetMoved(t *testing.T) {
 			// The verdict's answer carries exactly these fields besides
 			// the four it always has.
 			ans := verdictAnswer(models.ReviewSession{ID: "rs_1"}, models.ReviewRequest{ID: "rr_1"}, Verdict{Verdict: tc.verdict}, got)
-			if len(ans) != 4+len(tc.want) || ans["recorded"] != true || ans["review_session_id"] != "rs_1" || ans["verdict"] != tc.verdict {
+			moveFields := 0
+			if tc.want != nil {
+				moveFields = 2
+				if tc.want.NewProposalRevision != nil {
+					moveFields = 3
+				}
+			}
+			if len(ans) != 4+moveFields || ans["recorded"] != true || ans["review_session_id"] != "rs_1" || ans["verdict"] != tc.verdict {
 				t.Fatalf("verdict answer %v", ans)
 			}
 		})
 	}
 }
+
+// movedRevision is a verdictMove's NewProposalRevision.
+func movedRevision(b bool) *bool { return &b }
 
 func TestReviewTargetSnapshot(t *testing.T) {
 	exp := experimentTarget{st: experimentAt(gates.DesignReview), name: "lr-sweep"}
