@@ -17,7 +17,7 @@ import (
 // humanReviewer is the research operation behind
 // POST /operator/v1/research/reviews/:id/verdict (research.Service).
 type humanReviewer interface {
-	AnswerHumanReview(ctx context.Context, operator platform.Principal, requestID string, v research.Verdict) (map[string]any, error)
+	AnswerHumanReview(ctx context.Context, operator platform.Principal, requestID string, v research.Verdict) (*research.VerdictAnswer, error)
 }
 
 // researchSource adapts the research tools (#6) to the console: review

@@ -20,12 +20,12 @@ type fakeReviewer struct {
 	fail error
 }
 
-func (f *fakeReviewer) AnswerHumanReview(_ context.Context, p platform.Principal, _ string, v research.Verdict) (map[string]any, error) {
+func (f *fakeReviewer) AnswerHumanReview(_ context.Context, p platform.Principal, _ string, v research.Verdict) (*research.VerdictAnswer, error) {
 	if f.fail != nil {
 		return nil, f.fail
 	}
 	f.got, f.by = append(f.got, v), append(f.by, p)
-	return map[string]any{"ok": true}, nil
+	return &research.VerdictAnswer{ReviewRequestID: "rr_1", Verdict: v.Verdict, Recorded: true}, nil
 }
 
 func TestResearchSource_ListsHumanReviewsWithArtifacts(t *testing.T) {

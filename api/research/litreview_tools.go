@@ -247,9 +247,7 @@ type (
 	}
 	// litreviewAnswer is litreview.view's answer.
 	litreviewAnswer struct {
-		// Citations is a []citationJSON (any while a shape test still
-		// builds it from maps).
-		Citations any              `json:"citations"`
+		Citations []citationJSON   `json:"citations"`
 		Markdown  string           `json:"markdown"`
 		Revision  int64            `json:"revision"`
 		Sections  []litSectionJSON `json:"sections"`
@@ -263,9 +261,7 @@ type (
 	}
 	// litCiteAnswer is litreview.cite's answer.
 	litCiteAnswer struct {
-		// Citation is a citationJSON (any while a shape test still
-		// builds it from a map).
-		Citation  any  `json:"citation"`
-		Duplicate bool `json:"duplicate"`
+		Citation  citationJSON `json:"citation"`
+		Duplicate bool         `json:"duplicate"`
 	}
 )

@@ -124,7 +124,9 @@ func TestHandlerAnswersMatchMaps(t *testing.T) {
 	}
 	replayed := func(v postJSON, r bool) postJSON { v.Replayed = &r; return v }
 	withReplayed := func(m map[string]any, r bool) map[string]any { m["replayed"] = r; return m }
-	cite := map[string]any{"citation_id": "cit_1", "doi": "10.1/x", "targets": []litTarget{}, "created_at": at}
+	doi := "10.1/x"
+	citeT := citationJSON{ID: "cit_1", DOI: &doi, Targets: []litTarget{}, CreatedAt: at}
+	cite := map[string]any{"citation_id": "cit_1", "doi": "10.1/x", "targets": []litTarget{}, "created_at": at, "note": "", "title": ""}
 	schema := map[string]any{"type": "object"}
 	views := reviewViews([]models.ReviewRequest{{ID: "rr_1", TargetType: "experiment", TargetID: "exp_1", Kind: "design", Role: "human", ExpiresAt: at}})
 	exp := models.Experiment{ID: "exp_1", Name: "lr", Intent: "i", Status: "draft", Gate: "g", NextAction: "n", Attempt: 2}
@@ -162,14 +164,14 @@ func TestHandlerAnswersMatchMaps(t *testing.T) {
 		{"feed.list, more", feedListAnswer{Posts: []postJSON{}, Limit: 1, NextBeforeSeq: 3},
 			map[string]any{"posts": []map[string]any{}, "limit": 1, "next_before_seq": int64(3)}},
 		{"litreview.view", litreviewAnswer{Revision: 4, Sections: []litSectionJSON{{ID: "sec_1", Position: 0, Text: "# A", UpdatedAt: at}},
-			Citations: []map[string]any{cite}, Markdown: "# A"},
+			Citations: []citationJSON{citeT}, Markdown: "# A"},
 			map[string]any{"revision": int64(4), "sections": []map[string]any{{"section_id": "sec_1", "position": 0, "text": "# A", "updated_at": at}},
 				"citations": []map[string]any{cite}, "markdown": "# A"}},
-		{"litreview.view, empty", litreviewAnswer{Sections: []litSectionJSON{}, Citations: []map[string]any{}},
+		{"litreview.view, empty", litreviewAnswer{Sections: []litSectionJSON{}, Citations: []citationJSON{}},
 			map[string]any{"revision": int64(0), "sections": []map[string]any{}, "citations": []map[string]any{}, "markdown": ""}},
 		{"litreview.edit", litEditAnswer{Op: "add", SectionID: "sec_1", Revision: 2, Replayed: true},
 			map[string]any{"op": "add", "section_id": "sec_1", "revision": int64(2), "replayed": true}},
-		{"litreview.cite", litCiteAnswer{Citation: cite, Duplicate: false}, map[string]any{"citation": cite, "duplicate": false}},
+		{"litreview.cite", litCiteAnswer{Citation: citeT, Duplicate: false}, map[string]any{"citation": cite, "duplicate": false}},
 		{"literature summary", literatureSummaryJSON{Revision: 9, SectionCount: 7, CitationCount: 2,
 			Sections: []sectionTitleJSON{{ID: "sec_1", Position: 0, Title: "Intro"}}, SectionsTruncated: true},
 			map[string]any{"revision": int64(9), "section_count": int64(7), "citation_count": int64(2),

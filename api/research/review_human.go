@@ -42,7 +42,7 @@ func NewService(d rest.Deps) (*Service, error) {
 // expired), a target that changed since the request (conflict) and a
 // verdict that does not fit the review (invalid_input); a refusal changes
 // nothing. Errors are *ToolError.
-func (s *Service) AnswerHumanReview(ctx context.Context, operator platform.Principal, requestID string, v Verdict) (map[string]any, error) {
+func (s *Service) AnswerHumanReview(ctx context.Context, operator platform.Principal, requestID string, v Verdict) (*VerdictAnswer, error) {
 	out, err := s.answerHumanReview(ctx, operator, requestID, v)
 	if err != nil {
 		return nil, s.asToolError(ctx, "review.human", err)
@@ -50,7 +50,7 @@ func (s *Service) AnswerHumanReview(ctx context.Context, operator platform.Princ
 	return out, nil
 }
 
-func (s *Service) answerHumanReview(ctx context.Context, operator platform.Principal, requestID string, v Verdict) (map[string]any, error) {
+func (s *Service) answerHumanReview(ctx context.Context, operator platform.Principal, requestID string, v Verdict) (*VerdictAnswer, error) {
 	if operator.Role != platform.RoleOperator || operator.CredentialID == "" {
 		return nil, toolErr(CodeForbidden, "", "only an operator answers a human review")
 	}

@@ -317,14 +317,12 @@ func (s *Service) reviewStarted(ctx context.Context, t reviewTarget, r models.Re
 }
 
 // verdictAnswer is review.submit's answer: the verdict recorded, and where
-// it moved the target (moved, from reviewTarget.moved).
-func verdictAnswer(sess models.ReviewSession, req models.ReviewRequest, v Verdict, moved *verdictMove) map[string]any {
-	out := map[string]any{"review_session_id": sess.ID, "review_request_id": req.ID, "verdict": v.Verdict, "recorded": true}
+// it moved the target (moved, from reviewTarget.moved; nil when it stays).
+func verdictAnswer(sess models.ReviewSession, req models.ReviewRequest, v Verdict, moved *verdictMove) *VerdictAnswer {
+	out := &VerdictAnswer{ReviewSessionID: sess.ID, ReviewRequestID: req.ID, Verdict: v.Verdict, Recorded: true}
 	if moved != nil {
-		out["target_status"], out["new_attempt"] = moved.TargetStatus, moved.NewAttempt
-		if moved.NewProposalRevision != nil {
-			out["new_proposal_revision"] = *moved.NewProposalRevision
-		}
+		status, newAttempt := moved.TargetStatus, moved.NewAttempt
+		out.TargetStatus, out.NewAttempt, out.NewProposalRevision = &status, &newAttempt, moved.NewProposalRevision
 	}
 	return out
 }

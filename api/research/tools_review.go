@@ -123,14 +123,18 @@ func reviewSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, &ToolError{Code: CodeForbidden, Pointer: "/review_session_id", Reason: ReasonReviewSessionBound,
 			Message: "a review session is answered only by the credential that started it"}
 	}
-	return s.recordVerdict(ctx, sess, req, Verdict{Verdict: in.Verdict, ReturnTo: in.ReturnTo, Synopsis: in.Synopsis, Notes: in.Notes,
+	out, err := s.recordVerdict(ctx, sess, req, Verdict{Verdict: in.Verdict, ReturnTo: in.ReturnTo, Synopsis: in.Synopsis, Notes: in.Notes,
 		Findings: in.Findings, Evidence: in.Evidence})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // recordVerdict checks v against the review's status, records it once and
 // signals the target's workflow; the one path of review.submit and of a
 // human verdict from the operator console.
-func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, req models.ReviewRequest, v Verdict) (map[string]any, error) {
+func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, req models.ReviewRequest, v Verdict) (*VerdictAnswer, error) {
 	kind, err := reviewTargetOf(req.TargetType)
 	if err != nil {
 		return nil, err

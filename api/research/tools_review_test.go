@@ -95,15 +95,18 @@ func TestReviewTargetMoved(t *testing.T) {
 			// The verdict's answer carries exactly these fields besides
 			// the four it always has.
 			ans := verdictAnswer(models.ReviewSession{ID: "rs_1"}, models.ReviewRequest{ID: "rr_1"}, Verdict{Verdict: tc.verdict}, got)
-			moveFields := 0
-			if tc.want != nil {
-				moveFields = 2
-				if tc.want.NewProposalRevision != nil {
-					moveFields = 3
-				}
+			if !ans.Recorded || ans.ReviewSessionID != "rs_1" || ans.ReviewRequestID != "rr_1" || ans.Verdict != tc.verdict {
+				t.Fatalf("verdict answer %+v", ans)
 			}
-			if len(ans) != 4+moveFields || ans["recorded"] != true || ans["review_session_id"] != "rs_1" || ans["verdict"] != tc.verdict {
-				t.Fatalf("verdict answer %v", ans)
+			var move *verdictMove
+			if ans.TargetStatus != nil || ans.NewAttempt != nil || ans.NewProposalRevision != nil {
+				if ans.TargetStatus == nil || ans.NewAttempt == nil {
+					t.Fatalf("verdict answer %+v moves without a status or attempt", ans)
+				}
+				move = &verdictMove{TargetStatus: *ans.TargetStatus, NewAttempt: *ans.NewAttempt, NewProposalRevision: ans.NewProposalRevision}
+			}
+			if !reflect.DeepEqual(move, tc.want) {
+				t.Fatalf("verdict answer moves %+v; want %+v", move, tc.want)
 			}
 		})
 	}
