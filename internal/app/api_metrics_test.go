@@ -24,18 +24,7 @@ import (
 // API, while the metrics listener serves the registry, whose HTTP counters
 // saw the public request.
 func TestAPIRole_MetricsOnlyOnTheMetricsListener(t *testing.T) {
-	cfg, err := config.FromLookup(func(k string) (string, bool) {
-		v, ok := map[string]string{"GATEHOUSE_HTTP_ADDR": "127.0.0.1:0", "GATEHOUSE_METRICS_ADDR": "127.0.0.1:0"}[k]
-		return v, ok
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tel, err := telemetry.New(context.Background(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &services{cfg: cfg, log: slog.New(slog.DiscardHandler), tel: tel, db: modelstest.SQLite(t), temporal: unreachableTemporal{}}
+	s := testServices(t, map[string]string{"GATEHOUSE_HTTP_ADDR": "127.0.0.1:0", "GATEHOUSE_METRICS_ADDR": "127.0.0.1:0"})
 	if err := s.startPublicAPI(); err != nil {
 		t.Fatal(err)
 	}
@@ -68,18 +57,7 @@ func TestAPIRole_MetricsOnlyOnTheMetricsListener(t *testing.T) {
 // TestDevStack_KeepsMetricsOnItsOneListener: `gatehouse dev` is a laptop
 // stack with a single listener, which keeps serving /metrics.
 func TestDevStack_KeepsMetricsOnItsOneListener(t *testing.T) {
-	cfg, err := config.FromLookup(func(k string) (string, bool) {
-		v, ok := map[string]string{"GATEHOUSE_HTTP_ADDR": "127.0.0.1:0"}[k]
-		return v, ok
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tel, err := telemetry.New(context.Background(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &services{cfg: cfg, log: slog.New(slog.DiscardHandler), tel: tel, db: modelstest.SQLite(t), temporal: unreachableTemporal{}}
+	s := testServices(t, map[string]string{"GATEHOUSE_HTTP_ADDR": "127.0.0.1:0"})
 	if err := s.startAPI(); err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +65,21 @@ func TestDevStack_KeepsMetricsOnItsOneListener(t *testing.T) {
 	if code, body := httpGet(t, "http://"+s.http.Addr()+"/metrics"); code != http.StatusOK || !strings.Contains(body, "go_goroutines") {
 		t.Fatalf("dev /metrics: %d %.200s", code, body)
 	}
+}
+
+// testServices are the api role's services configured from env, on an
+// SQLite database, with a Temporal that never answers.
+func testServices(t *testing.T, env map[string]string) *services {
+	t.Helper()
+	cfg, err := config.FromLookup(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel, err := telemetry.New(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &services{cfg: cfg, log: slog.New(slog.DiscardHandler), tel: tel, db: modelstest.SQLite(t), temporal: unreachableTemporal{}}
 }
 
 func httpGet(t *testing.T, url string) (int, string) {
