@@ -1,11 +1,10 @@
 package flywheel
 
 import (
-	"bytes"
 	"encoding/json"
 	"sort"
-	"strings"
 
+	"github.com/gatehouse/gatehouse/internal/telemetry"
 	models "github.com/gatehouse/gatehouse/models/flywheel"
 )
 
@@ -99,16 +98,7 @@ func emittedToolCallIDs(body []byte) *string {
 			} `json:"tool_calls"`
 		} `json:"delta"`
 	}
-	var chunks [][]byte
-	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '{' {
-		chunks = [][]byte{t}
-	} else {
-		for _, line := range strings.Split(string(body), "\n") {
-			if data, ok := strings.CutPrefix(strings.TrimSpace(line), "data:"); ok {
-				chunks = append(chunks, []byte(strings.TrimSpace(data)))
-			}
-		}
-	}
+	chunks := telemetry.CompletionDocuments(body)
 	seen := map[string]bool{}
 	var ids []string
 	for _, c := range chunks {

@@ -1,9 +1,7 @@
 package telemetry
 
 import (
-	"bytes"
 	"encoding/json"
-	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -40,16 +38,7 @@ func CountLLMTokens(endpoint string, body []byte) {
 const maxReportedTokens = 1 << 30
 
 func completionUsage(body []byte) (llmUsage, bool) {
-	var chunks [][]byte
-	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '{' {
-		chunks = [][]byte{t}
-	} else {
-		for _, line := range strings.Split(string(body), "\n") {
-			if data, ok := strings.CutPrefix(strings.TrimSpace(line), "data:"); ok {
-				chunks = append(chunks, []byte(strings.TrimSpace(data)))
-			}
-		}
-	}
+	chunks := CompletionDocuments(body)
 	for i := len(chunks) - 1; i >= 0; i-- {
 		var c struct {
 			Usage *llmUsage `json:"usage"`
