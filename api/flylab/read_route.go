@@ -47,7 +47,7 @@ func (s *Service) routeReads(ctx context.Context, session models.Session, tool s
 		if err := models.MarkLongCall(r.ctx, s.deps.DB, session.ID, r.token, now, now.Add(longCallReadMark)); err != nil {
 			// Reads then miss "in progress" while it runs; the call itself
 			// is unaffected and the database error surfaces below if it lasts.
-			slog.Warn("flylab: long call not marked on its session", "session", session.ID, "error", err)
+			s.logger().Warn("flylab: long call not marked on its session", "session", session.ID, "error", err)
 		} else {
 			r.marked = true
 		}
@@ -66,7 +66,7 @@ func (r *readRoute) settle(out wf.ToolOutcome, callErr error) error {
 	}
 	if callErr != nil && r.marked {
 		if err := models.ShortenReadMark(r.ctx, r.s.deps.DB, r.session.ID, r.token, time.Now().Add(lostAnswerReadMark)); err != nil {
-			slog.Warn("flylab: session read mark not shortened; it lapses", "session", r.session.ID, "error", err)
+			r.s.logger().Warn("flylab: session read mark not shortened; it lapses", "session", r.session.ID, "error", err)
 		}
 		return nil
 	}
@@ -75,7 +75,16 @@ func (r *readRoute) settle(out wf.ToolOutcome, callErr error) error {
 		return nil
 	}
 	if err := models.ClearReadMark(r.ctx, r.s.deps.DB, r.session.ID, r.token, stored); err != nil {
-		slog.Warn("flylab: session read mark not cleared; it lapses", "session", r.session.ID, "error", err)
+		r.s.logger().Warn("flylab: session read mark not cleared; it lapses", "session", r.session.ID, "error", err)
 	}
 	return nil
+}
+
+// logger is the api's logger (the process default for a Service built
+// without one, as tests do).
+func (s *Service) logger() *slog.Logger {
+	if s.deps.Log != nil {
+		return s.deps.Log
+	}
+	return slog.Default()
 }
