@@ -16,8 +16,8 @@ func Routes(r *rest.Router, db *gorm.DB, pinger Pinger, checks Dependencies, met
 		Responses: map[int]string{200: "alive"}}, Healthz)
 	r.Handle(http.MethodGet, "/readyz", rest.Op{Summary: "Readiness: the database reachable; the body also reports Temporal", Tag: "platform",
 		Responses: map[int]string{200: "every required dependency answers (the body names each one's state)", 503: "a required dependency is down"}}, Readyz(checks))
-	r.Handle(http.MethodGet, "/metrics", rest.Op{Summary: "Prometheus metrics", Tag: "platform",
-		Responses: map[int]string{200: "text exposition format"}}, gin.WrapH(metrics))
+	r.Handle(http.MethodGet, "/metrics", rest.Op{Summary: "Prometheus metrics (gatehouse dev; the api role serves them on GATEHOUSE_METRICS_ADDR instead)", Tag: "platform",
+		Responses: map[int]string{200: "text exposition format", 404: "on the api role's public listener: scrape GATEHOUSE_METRICS_ADDR"}}, gin.WrapH(metrics))
 
 	anyone := rest.Require(db, models.RoleAgent, models.RoleOperator)
 	both := []string{rest.RoleAgent, rest.RoleOperator}
