@@ -38,7 +38,7 @@ func newCPUMeter(p *prodlike.Stack) *cpuMeter {
 	}
 	return &cpuMeter{pprof: p.TemporalPprof, groups: map[string]func() []int{
 		"temporal": pids([]*prodlike.Proc{p.Temporal}), "api": pids(p.APIs), "worker": pids(p.Workers),
-		"postgres": postgresPids, "bench": func() []int { return []int{os.Getpid()} },
+		"postgres": postgresPids, "bench": thisProcess,
 	}}
 }
 
@@ -122,7 +122,7 @@ func postgresPids() []int {
 
 // newSelfCPUMeter meters this process alone: the dev stack runs in it.
 func newSelfCPUMeter() *cpuMeter {
-	return &cpuMeter{groups: map[string]func() []int{"bench": func() []int { return []int{os.Getpid()} }}}
+	return &cpuMeter{groups: map[string]func() []int{"bench": thisProcess}}
 }
 
 // temporalProfileSeconds is how long the Temporal server is profiled per
@@ -145,5 +145,9 @@ func fetchProfile(url, path string) {
 // newSelfAndPostgresCPUMeter meters this process and PostgreSQL: the
 // plain lease server runs in this process.
 func newSelfAndPostgresCPUMeter() *cpuMeter {
-	return &cpuMeter{groups: map[string]func() []int{"bench": func() []int { return []int{os.Getpid()} }, "postgres": postgresPids}}
+	return &cpuMeter{groups: map[string]func() []int{"bench": thisProcess, "postgres": postgresPids}}
 }
+
+// thisProcess is the benchmark's own process (client, front, and the dev
+// stack or the plain lease server when they run in it).
+func thisProcess() []int { return []int{os.Getpid()} }
