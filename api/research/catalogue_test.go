@@ -16,14 +16,15 @@ func TestCatalogue_CountsForEveryFlagCombination(t *testing.T) {
 		public, hidden int
 	}{
 		{config.Features{Storage: true, Sandboxes: true}, 41, 11},
-		// Storage off removes its family and sandbox.pull_outputs, which
-		// only object storage makes work.
-		{config.Features{Storage: false, Sandboxes: true}, 36, 9},
+		// Storage off removes 6 more public tools, as the contract says:
+		// its family's four, sandbox.pull_outputs and experiment.exhibit,
+		// which only object storage makes work.
+		{config.Features{Storage: false, Sandboxes: true}, 35, 9},
 		{config.Features{Storage: true, Sandboxes: true, Tracking: true}, 43, 11},
-		{config.Features{Storage: false, Sandboxes: true, Tracking: true}, 38, 9},
+		{config.Features{Storage: false, Sandboxes: true, Tracking: true}, 37, 9},
 		// Sandboxes off removes the whole sandbox family (sandbox.health included).
 		{config.Features{Storage: true, Sandboxes: false}, 31, 10},
-		{config.Features{Storage: false, Sandboxes: false, Tracking: true}, 29, 8},
+		{config.Features{Storage: false, Sandboxes: false, Tracking: true}, 28, 8},
 	}
 	for _, c := range cases {
 		cat, err := NewCatalogue(c.f)
@@ -38,7 +39,7 @@ func TestCatalogue_CountsForEveryFlagCombination(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, gone := range []string{"storage.submit", "storage.put_object", "sandbox.pull_outputs"} {
+	for _, gone := range []string{"storage.submit", "storage.put_object", "sandbox.pull_outputs", "experiment.exhibit"} {
 		if _, ok := storageOff.Lookup(gone); ok {
 			t.Errorf("storage off still lists %s", gone)
 		}
@@ -118,12 +119,11 @@ func TestCatalogue_EveryToolHasAHandler(t *testing.T) {
 	}
 }
 
-// TestCatalogue_StorageFamilyIsTheContractsSix pins the contract's "turning
-// storage off removes 6 more": the reference manifest marks exactly six
-// tools as needing storage, the storage family — four public, two
-// internal. (Gatehouse also drops sandbox.pull_outputs, which here copies
-// into object storage; see TestCatalogue_CountsForEveryFlagCombination.)
-func TestCatalogue_StorageFamilyIsTheContractsSix(t *testing.T) {
+// TestCatalogue_StorageFamilyIsFourPublicAndTwoInternal pins the storage
+// family itself; with sandbox.pull_outputs and experiment.exhibit (other
+// families' tools that need storage) its four public tools are the six
+// the contract's "turning storage off removes 6 more" counts.
+func TestCatalogue_StorageFamilyIsFourPublicAndTwoInternal(t *testing.T) {
 	want := map[string]bool{"storage.submit": false, "storage.fetch": false, "storage.find": false, "storage.object": false,
 		"storage.put_object": true, "storage.complete_upload": true}
 	got := map[string]bool{}

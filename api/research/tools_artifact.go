@@ -2,9 +2,7 @@ package research
 
 import (
 	"context"
-	"encoding/json"
 	"io"
-	"path"
 	"strings"
 	"time"
 
@@ -143,56 +141,6 @@ func artifactFind(ctx context.Context, s *Service, c *Call) (any, error) {
 	return artifactsAnswer{Artifacts: out}, nil
 }
 
-func experimentExhibit(ctx context.Context, s *Service, c *Call) (any, error) {
-	var in experimentArgs
-	if err := c.decode(&in); err != nil {
-		return nil, err
-	}
-	_, e, err := s.experiment(ctx, c, in.ProjectID, in.ExperimentID)
-	if err != nil {
-		return nil, err
-	}
-	as, err := models.UploadedArtifacts(ctx, s.DB, e.ID)
-	if err != nil {
-		return nil, err
-	}
-	files := []exhibitFile{}
-	for _, a := range as {
-		base := path.Base(a.Path)
-		dir := path.Base(path.Dir(a.Path))
-		if base != "metrics.json" && base != "results.json" && (dir != "results" || !strings.HasSuffix(base, ".json")) {
-			continue
-		}
-		text, err := s.readArtifact(ctx, a, 1<<20)
-		if err != nil {
-			return nil, err
-		}
-		var doc map[string]any
-		metrics := map[string]float64{}
-		if json.Unmarshal([]byte(text), &doc) == nil {
-			flatten("", doc, metrics)
-		}
-		files = append(files, exhibitFile{ArtifactID: a.ID, Path: a.Path, SHA256: a.SHA256, Attempt: a.Attempt, Metrics: metrics})
-	}
-	return exhibitAnswer{ExperimentID: e.ID, ReadOnly: true, Files: files}, nil
-}
-
-// flatten collects numeric leaves under dotted keys.
-func flatten(prefix string, v any, out map[string]float64) {
-	switch x := v.(type) {
-	case float64:
-		out[prefix] = x
-	case map[string]any:
-		for k, vv := range x {
-			key := k
-			if prefix != "" {
-				key = prefix + "." + k
-			}
-			flatten(key, vv, out)
-		}
-	}
-}
-
 // artifactAttemptKey is a fresh blob key for one upload attempt of an
 // artifact: the row's blob key becomes it only when that attempt records
 // the upload, so the bytes a reader gets are the bytes that were hashed
@@ -204,22 +152,4 @@ func artifactAttemptKey(a models.Artifact) string {
 // artifactsAnswer is artifact.find's answer.
 type artifactsAnswer struct {
 	Artifacts []artifactViewResp `json:"artifacts"`
-}
-
-// exhibitAnswer is experiment.exhibit's answer: the metrics of the
-// experiment's uploaded result files. Fields are in the order of their
-// JSON keys, as the map it replaced encoded them.
-type exhibitAnswer struct {
-	ExperimentID string        `json:"experiment_id"`
-	Files        []exhibitFile `json:"files"`
-	ReadOnly     bool          `json:"read_only"`
-}
-
-// exhibitFile is one result file of exhibitAnswer, its numbers flattened.
-type exhibitFile struct {
-	ArtifactID string             `json:"artifact_id"`
-	Attempt    int                `json:"attempt_index"`
-	Metrics    map[string]float64 `json:"metrics"`
-	Path       string             `json:"path"`
-	SHA256     string             `json:"sha256"`
 }

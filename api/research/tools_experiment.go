@@ -50,7 +50,7 @@ func init() {
 		Tool{Name: "experiment.transition", Handler: experimentTransition, Description: "Move the experiment: one of allowed_actions' transitions (aliases: the next_action words).",
 			Schema: object([]string{"project_id", "experiment_id", "transition"}, props{"project_id": projectID, "experiment_id": experimentID,
 				"transition": enum("transition", transitions...), "evidence": evidenceSchema})},
-		Tool{Name: "experiment.exhibit", Handler: experimentExhibit, ReadOnly: true, Description: "Read-only metrics exhibit built from pinned result files (metrics.json, results.json, results/*.json).",
+		Tool{Name: "experiment.exhibit", Handler: experimentExhibit, ReadOnly: true, Description: "Read-only metrics exhibit built from the experiment's result files (metrics.json, results.json, results/*.json): its uploaded artifacts and the pinned storage objects it produced.",
 			Schema: object([]string{"project_id", "experiment_id"}, props{"project_id": projectID, "experiment_id": experimentID})},
 		Tool{Name: "experiment.list", Hidden: true, ReadOnly: true, Handler: experimentList, Description: "Internal: a project's experiments with their current gate.",
 			Schema: object([]string{"project_id"}, props{"project_id": projectID})},

@@ -175,6 +175,30 @@ func TestStorage_ObjectUploadedFoundFetchedPinnedExpiredThroughMCP(t *testing.T)
 	triggerSweep(t, s, func() bool { return status(objA) == "expired" })
 	recordSweepHistory(t, s, "sweep_expired_unpinned")
 
+	// A result file the experiment produced into storage joins its
+	// exhibit once pinned (the contract's "pinned result files").
+	expID := str(agent.must("experiment.create", map[string]any{"project_id": projectID, "name": "exhibit-run"})["experiment_id"])
+	result := []byte(`{"accuracy": 0.75, "loss": {"final": 0.5}}`)
+	subR := agent.must("storage.submit", map[string]any{"project_id": projectID, "path": "results/metrics.json", "kind": "other",
+		"sha256": digest(result), "size_bytes": len(result), "producing_experiment_id": expID})
+	objR := str(subR["object_id"])
+	if code, raw := uploadObject(t, subR, result); code != 200 {
+		t.Fatalf("upload result: %d %s", code, raw)
+	}
+	exhibit := func() []any {
+		files, _ := agent.must("experiment.exhibit", map[string]any{"project_id": projectID, "experiment_id": expID})["files"].([]any)
+		return files
+	}
+	if files := exhibit(); len(files) != 0 {
+		t.Fatalf("an unpinned object is in the exhibit: %v", files)
+	}
+	agent.must("storage.object", map[string]any{"project_id": projectID, "object_id": objR, "action": "pin"})
+	files := exhibit()
+	if len(files) != 1 || dig(files[0], "object_id") != objR || dig(files[0], "metrics", "accuracy") != 0.75 ||
+		dig(files[0], "metrics", "loss.final") != 0.5 || dig(files[0], "sha256") != digest(result) {
+		t.Fatalf("exhibit of the pinned result file: %v", files)
+	}
+
 	// Delete through the tool: the object is gone from find and fetch, its
 	// bytes are reclaimed, and a second delete changes nothing.
 	notes := []byte("scratch notes")

@@ -3,6 +3,7 @@ package research_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,6 +78,39 @@ func TestFindObjects(t *testing.T) {
 		}
 		if o, err := research.ObjectByUploadTokenHash(ctx, db, "up1"); err != nil || o.ID != "obj_d3" {
 			t.Fatalf("by upload token: %v %v", o.ID, err)
+		}
+	})
+}
+
+// TestPinnedObjectsOf: only the experiment's own available, pinned objects
+// of its project, by path then version.
+func TestPinnedObjectsOf(t *testing.T) {
+	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
+		ctx := context.Background()
+		obj := func(id, project, exp, path string, version int, status string, pinned bool) *research.StorageObject {
+			return &research.StorageObject{ID: id, ProjectID: project, Name: path, Version: version, Kind: "other", Path: path, SHA256: "sha_" + id,
+				Status: status, Pinned: pinned, ProducingExperimentID: exp, BlobKey: "k/" + id, CreatedBy: "agent"}
+		}
+		mustCreate(t, db,
+			obj("obj_r2", "prj_a", "exp_1", "results/b.json", 1, research.StorageAvailable, true),
+			obj("obj_m2", "prj_a", "exp_1", "metrics.json", 2, research.StorageAvailable, true),
+			obj("obj_m1", "prj_a", "exp_1", "metrics.json", 1, research.StorageAvailable, true),
+			obj("obj_u", "prj_a", "exp_1", "unpinned.json", 1, research.StorageAvailable, false),
+			obj("obj_e", "prj_a", "exp_1", "expired.json", 1, research.StorageExpired, true),
+			obj("obj_up", "prj_a", "exp_1", "uploading.json", 1, research.StorageUploading, true),
+			obj("obj_o", "prj_a", "exp_2", "other.json", 1, research.StorageAvailable, true),
+			obj("obj_p", "prj_b", "exp_1", "elsewhere.json", 1, research.StorageAvailable, true),
+		)
+		got, err := research.PinnedObjectsOf(ctx, db, "prj_a", "exp_1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var order []string
+		for _, o := range got {
+			order = append(order, o.ID)
+		}
+		if want := []string{"obj_m1", "obj_m2", "obj_r2"}; strings.Join(order, ",") != strings.Join(want, ",") {
+			t.Fatalf("pinned objects of exp_1: %v, want %v", order, want)
 		}
 	})
 }

@@ -1,0 +1,125 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"path"
+	"strings"
+
+	models "github.com/gatehouse/gatehouse/models/research"
+)
+
+// exhibitMaxBytes bounds how much of one result file the exhibit reads.
+const exhibitMaxBytes = 1 << 20
+
+// exhibitAnswer is experiment.exhibit's answer: the metrics of the
+// experiment's result files. Fields are in the order of their JSON keys,
+// as the map it replaced encoded them.
+type exhibitAnswer struct {
+	ExperimentID string        `json:"experiment_id"`
+	Files        []exhibitFile `json:"files"`
+	ReadOnly     bool          `json:"read_only"`
+}
+
+// exhibitFile is one result file of exhibitAnswer, its numbers flattened:
+// an uploaded artifact (artifact_id, attempt_index) or a pinned storage
+// object the experiment produced (object_id, version).
+type exhibitFile struct {
+	ArtifactID string             `json:"artifact_id,omitempty"`
+	Attempt    int                `json:"attempt_index"`
+	Metrics    map[string]float64 `json:"metrics"`
+	ObjectID   string             `json:"object_id,omitempty"`
+	Path       string             `json:"path"`
+	SHA256     string             `json:"sha256"`
+	Version    int                `json:"version,omitempty"`
+}
+
+// isResultFile reports whether p names a file the exhibit is built from:
+// metrics.json, results.json or results/*.json.
+func isResultFile(p string) bool {
+	base, dir := path.Base(p), path.Base(path.Dir(p))
+	return base == "metrics.json" || base == "results.json" || (dir == "results" && strings.HasSuffix(base, ".json"))
+}
+
+// experimentExhibit builds the exhibit from the experiment's uploaded
+// result artifacts and the result files it produced into object storage
+// and pinned (which is why the tool needs storage; see alsoNeedsStorage).
+func experimentExhibit(ctx context.Context, s *Service, c *Call) (any, error) {
+	var in experimentArgs
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	_, e, err := s.experiment(ctx, c, in.ProjectID, in.ExperimentID)
+	if err != nil {
+		return nil, err
+	}
+	as, err := models.UploadedArtifacts(ctx, s.DB, e.ID)
+	if err != nil {
+		return nil, err
+	}
+	files := []exhibitFile{}
+	for _, a := range as {
+		if !isResultFile(a.Path) {
+			continue
+		}
+		text, err := s.readArtifact(ctx, a, exhibitMaxBytes)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, exhibitFile{ArtifactID: a.ID, Path: a.Path, SHA256: a.SHA256, Attempt: a.Attempt, Metrics: metricsOf(text)})
+	}
+	objs, err := models.PinnedObjectsOf(ctx, s.DB, e.ProjectID, e.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range objs {
+		if !isResultFile(o.Path) {
+			continue
+		}
+		text, err := s.readObject(ctx, o, exhibitMaxBytes)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, exhibitFile{ObjectID: o.ID, Version: o.Version, Path: o.Path, SHA256: o.SHA256, Metrics: metricsOf(text)})
+	}
+	return exhibitAnswer{ExperimentID: e.ID, ReadOnly: true, Files: files}, nil
+}
+
+// readObject returns up to max bytes of an available storage object.
+func (s *Service) readObject(ctx context.Context, o models.StorageObject, max int64) (string, error) {
+	rc, err := s.Blobs.Open(ctx, o.BlobKey)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = rc.Close() }()
+	b, err := io.ReadAll(io.LimitReader(rc, max))
+	return string(b), err
+}
+
+// metricsOf flattens a JSON document's numeric leaves (none when text is
+// not a JSON object).
+func metricsOf(text string) map[string]float64 {
+	var doc map[string]any
+	metrics := map[string]float64{}
+	if json.Unmarshal([]byte(text), &doc) == nil {
+		flatten("", doc, metrics)
+	}
+	return metrics
+}
+
+// flatten collects numeric leaves under dotted keys.
+func flatten(prefix string, v any, out map[string]float64) {
+	switch x := v.(type) {
+	case float64:
+		out[prefix] = x
+	case map[string]any:
+		for k, vv := range x {
+			key := k
+			if prefix != "" {
+				key = prefix + "." + k
+			}
+			flatten(key, vv, out)
+		}
+	}
+}
