@@ -2,10 +2,12 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,6 +36,31 @@ type leaser struct {
 	hc              *http.Client
 	// cpu, when set, meters each phase's CPU per request by process.
 	cpu *cpuMeter
+	// replicas, when set, are the api replicas' host:port: each new
+	// connection goes to the next, whatever base names (see spreadDialer).
+	replicas []string
+}
+
+// client is the load generator's HTTP client: keep-alive connections to
+// base, or spread over q.replicas.
+func (q leaser) client() *http.Client {
+	t := &http.Transport{MaxIdleConnsPerHost: 64}
+	if len(q.replicas) > 0 {
+		t.DialContext = spreadDialer(q.replicas)
+	}
+	return &http.Client{Timeout: time.Minute, Transport: t}
+}
+
+// spreadDialer dials each new connection to the next of addrs in turn:
+// the balancing of a Kubernetes Service (kube-proxy picks a backend per
+// connection, and no proxy process sits on the path), where the front
+// is an L7 proxy that re-balances every request.
+func spreadDialer(addrs []string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	var next atomic.Uint64
+	var d net.Dialer
+	return func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return d.DialContext(ctx, network, addrs[(next.Add(1)-1)%uint64(len(addrs))])
+	}
 }
 
 // BenchmarkFlywheelVsSkipLocked leases N rollouts and heartbeats each twice,
@@ -80,7 +108,7 @@ func benchGatehouse(b *testing.B, s *Stack, n int) {
 // then heartbeats every lease in two rounds (failing on any answer but
 // 200), reports claims/s and heartbeat p50/p99, and returns the leases.
 func runLeaseBench(b *testing.B, q leaser, n int) []lease {
-	q.hc = &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	q.hc = q.client()
 	b.ResetTimer()
 	var leased []lease
 	stopClaims := profilePhase(b, "claims")

@@ -2,16 +2,15 @@ package e2e
 
 import (
 	"fmt"
-	"net/http"
+	"net/url"
 	"testing"
-	"time"
 )
 
 // BenchmarkProductionTopology_FlywheelVsSkipLocked runs the lease bench of
 // BenchmarkFlywheelVsSkipLocked side by side, in one run, on the plain
 // PostgreSQL SKIP LOCKED lease and on the production topology (Temporal and
 // Gatehouse on PostgreSQL, 2 api + 2 workers, load through the round-robin
-// front), then posts every rollout's output and reports the output
+// front, or spread by connection over the api replicas), then posts every rollout's output and reports the output
 // latency and the api and worker processes' memory. Run:
 //
 //	go test ./internal/e2e -run '^$' -bench ProductionTopology_Flywheel -benchtime=1x
@@ -22,24 +21,32 @@ func BenchmarkProductionTopology_FlywheelVsSkipLocked(b *testing.B) {
 			runLeaseBench(b, leaser{base: srv.URL, claimPath: "/claim", hbPath: func(l lease) string { return "/heartbeat/" + l.ID },
 				cpu: newSelfAndPostgresCPUMeter()}, n)
 		})
-		b.Run(fmt.Sprintf("gatehouse-prod/n=%d", n), func(b *testing.B) {
-			// Production's pool sizing (the chart's defaults), not the
-			// test stack's smaller one.
-			p := startProdStack(b, "GATEHOUSE_DATABASE_MAX_CONNS=16", "GATEHOUSE_DATABASE_MAX_IDLE_CONNS=16")
-			enqueueRollouts(b, p.Stack, n, "bench ")
-			q := leaser{base: p.APIURL, claimPath: "/flywheel/claim", claimToken: p.APIKey,
-				hbPath: func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" }, cpu: newCPUMeter(p.Prod)}
-			leased := runLeaseBench(b, q, n)
-			outputRound(b, q, leased)
-			reportProcessMemory(b, p)
-		})
+		// front: every request through the round-robin L7 front;
+		// spread: connections spread over the api replicas as a
+		// Kubernetes Service does, with no proxy process on the path.
+		for _, spread := range []string{"front", "spread"} {
+			b.Run(fmt.Sprintf("gatehouse-prod-%s/n=%d", spread, n), func(b *testing.B) {
+				// Production's pool sizing (the chart's defaults), not the
+				// test stack's smaller one.
+				p := startProdStack(b, "GATEHOUSE_DATABASE_MAX_CONNS=16", "GATEHOUSE_DATABASE_MAX_IDLE_CONNS=16")
+				enqueueRollouts(b, p.Stack, n, "bench ")
+				q := leaser{base: p.APIURL, claimPath: "/flywheel/claim", claimToken: p.APIKey,
+					hbPath: func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" }, cpu: newCPUMeter(p.Prod)}
+				if spread == "spread" {
+					q.replicas = hostPorts(b, p.Prod.APIURLs)
+				}
+				leased := runLeaseBench(b, q, n)
+				outputRound(b, q, leased)
+				reportProcessMemory(b, p)
+			})
+		}
 	}
 }
 
 // outputRound posts every lease's output from 32 concurrent clients
 // (failing on any answer but 200) and reports out-p50/p99-ms.
 func outputRound(b *testing.B, q leaser, leased []lease) {
-	q.hc = &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	q.hc = q.client()
 	stop := profilePhase(b, "outputs")
 	q.cpu.begin("outputs")
 	outs := q.round(b, leased, func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/output" },
@@ -63,4 +70,17 @@ func reportProcessMemory(b *testing.B, p *prodStack) {
 		b.ReportMetric(rss, role+"-rss-MB")
 		b.ReportMetric(hwm, role+"-hwm-MB")
 	}
+}
+
+// hostPorts is each base URL's host:port.
+func hostPorts(b *testing.B, urls []string) []string {
+	out := make([]string, len(urls))
+	for i, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out[i] = u.Host
+	}
+	return out
 }
