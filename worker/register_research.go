@@ -40,6 +40,7 @@ func registerResearch(r sdkworker.Registry, deps Dependencies) {
 	r.RegisterWorkflowWithOptions(researchwf.SandboxInspect, workflow.RegisterOptions{Name: researchwf.SandboxInspectWorkflowName})
 	r.RegisterWorkflowWithOptions(researchwf.SandboxReaper, workflow.RegisterOptions{Name: researchwf.SandboxReaperWorkflowName})
 	r.RegisterActivityWithOptions(sbx.ReapSandboxes, activity.RegisterOptions{Name: researchwf.ReapSandboxesActivity})
+	r.RegisterActivityWithOptions(sbx.RetireHostReaper, activity.RegisterOptions{Name: researchwf.RetireHostReaperActivity})
 }
 
 // EnsureResearchSchedules creates the storage sweep schedule, or updates

@@ -27,7 +27,52 @@ func EnsureSandboxReapers(ctx context.Context, c client.Client, taskQueue, hostQ
 	if hostQueue == "" {
 		return nil
 	}
-	return ensureReaper(ctx, c, wf.SandboxReaperScheduleID+"-"+hostQueue, taskQueue, wf.ReapInput{HostQueue: hostQueue}, every)
+	return ensureReaper(ctx, c, hostReaperScheduleID(hostQueue), taskQueue, wf.ReapInput{HostQueue: hostQueue}, every)
+}
+
+// hostReaperScheduleID names the reaper schedule of the host polling
+// hostQueue.
+func hostReaperScheduleID(hostQueue string) string {
+	return wf.SandboxReaperScheduleID + "-" + hostQueue
+}
+
+// hostPollGrace is how recently a worker must have polled a host queue
+// for its host to count as alive.
+const hostPollGrace = 2 * wf.SandboxReaperPickup
+
+// RetireHostReaper deletes the reaper schedule of the host polling
+// hostQueue unless a worker polled that queue within hostPollGrace, and
+// reports whether the schedule is gone. A worker long-polls its queue all
+// the time, so a host that has not for that long is gone (its local
+// sandboxes with it); should it come back, its start recreates the
+// schedule (EnsureSandboxReapers).
+func RetireHostReaper(ctx context.Context, c client.Client, hostQueue string, now time.Time) (bool, error) {
+	for _, kind := range []enumspb.TaskQueueType{enumspb.TASK_QUEUE_TYPE_ACTIVITY, enumspb.TASK_QUEUE_TYPE_WORKFLOW} {
+		desc, err := c.DescribeTaskQueue(ctx, hostQueue, kind)
+		if err != nil {
+			return false, fmt.Errorf("describe host queue %s: %w", hostQueue, err)
+		}
+		for _, p := range desc.GetPollers() {
+			if now.Sub(p.GetLastAccessTime().AsTime()) < hostPollGrace {
+				return false, nil
+			}
+		}
+	}
+	err := c.ScheduleClient().GetHandle(ctx, hostReaperScheduleID(hostQueue)).Delete(ctx)
+	var gone *serviceerror.NotFound
+	if err != nil && !errors.As(err, &gone) {
+		return false, fmt.Errorf("delete reaper schedule of %s: %w", hostQueue, err)
+	}
+	return true, nil
+}
+
+// RetireHostReaper is the activity of RetireHostReaper, run on the
+// shared queue when a host's sweep was never picked up.
+func (a *SandboxActivities) RetireHostReaper(ctx context.Context, hostQueue string) (bool, error) {
+	if a.Temporal == nil {
+		return false, errors.New("sandbox reaper: no Temporal client")
+	}
+	return RetireHostReaper(ctx, a.Temporal, hostQueue, time.Now())
 }
 
 func ensureReaper(ctx context.Context, c client.Client, id, taskQueue string, in wf.ReapInput, every time.Duration) error {
