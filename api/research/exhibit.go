@@ -3,7 +3,6 @@ package research
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"path"
 	"strings"
 
@@ -59,42 +58,30 @@ func experimentExhibit(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	files := []exhibitFile{}
-	for _, a := range as {
-		if !isResultFile(a.Path) {
-			continue
+	add := func(f exhibitFile, blobKey string) error {
+		if !isResultFile(f.Path) {
+			return nil
 		}
-		text, err := s.readArtifact(ctx, a, exhibitMaxBytes)
-		if err != nil {
+		text, err := s.readBlob(ctx, blobKey, exhibitMaxBytes)
+		f.Metrics = metricsOf(text)
+		files = append(files, f)
+		return err
+	}
+	for _, a := range as {
+		if err := add(exhibitFile{ArtifactID: a.ID, Path: a.Path, SHA256: a.SHA256, Attempt: a.Attempt}, a.BlobKey); err != nil {
 			return nil, err
 		}
-		files = append(files, exhibitFile{ArtifactID: a.ID, Path: a.Path, SHA256: a.SHA256, Attempt: a.Attempt, Metrics: metricsOf(text)})
 	}
 	objs, err := models.PinnedObjectsOf(ctx, s.DB, e.ProjectID, e.ID)
 	if err != nil {
 		return nil, err
 	}
 	for _, o := range objs {
-		if !isResultFile(o.Path) {
-			continue
-		}
-		text, err := s.readObject(ctx, o, exhibitMaxBytes)
-		if err != nil {
+		if err := add(exhibitFile{ObjectID: o.ID, Version: o.Version, Path: o.Path, SHA256: o.SHA256}, o.BlobKey); err != nil {
 			return nil, err
 		}
-		files = append(files, exhibitFile{ObjectID: o.ID, Version: o.Version, Path: o.Path, SHA256: o.SHA256, Metrics: metricsOf(text)})
 	}
 	return exhibitAnswer{ExperimentID: e.ID, ReadOnly: true, Files: files}, nil
-}
-
-// readObject returns up to max bytes of an available storage object.
-func (s *Service) readObject(ctx context.Context, o models.StorageObject, max int64) (string, error) {
-	rc, err := s.Blobs.Open(ctx, o.BlobKey)
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = rc.Close() }()
-	b, err := io.ReadAll(io.LimitReader(rc, max))
-	return string(b), err
 }
 
 // metricsOf flattens a JSON document's numeric leaves (none when text is

@@ -101,7 +101,12 @@ func (s *Service) readArtifact(ctx context.Context, a models.Artifact, max int64
 	if a.UploadedAt == nil {
 		return "", nil
 	}
-	rc, err := s.Blobs.Open(ctx, a.BlobKey)
+	return s.readBlob(ctx, a.BlobKey, max)
+}
+
+// readBlob returns up to max bytes of the blob stored under key.
+func (s *Service) readBlob(ctx context.Context, key string, max int64) (string, error) {
+	rc, err := s.Blobs.Open(ctx, key)
 	if err != nil {
 		return "", err
 	}
