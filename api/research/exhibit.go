@@ -9,8 +9,14 @@ import (
 	models "github.com/gatehouse/gatehouse/models/research"
 )
 
-// exhibitMaxBytes bounds how much of one result file the exhibit reads.
-const exhibitMaxBytes = 1 << 20
+// exhibitMaxBytes bounds how much of one result file the exhibit reads;
+// exhibitMaxObjects how many pinned result objects it reads, of at most
+// exhibitScanObjects pinned objects it looks at.
+const (
+	exhibitMaxBytes    = 1 << 20
+	exhibitMaxObjects  = 100
+	exhibitScanObjects = 5000
+)
 
 // exhibitAnswer is experiment.exhibit's answer: the metrics of the
 // experiment's result files. Fields are in the order of their JSON keys,
@@ -72,16 +78,30 @@ func experimentExhibit(ctx context.Context, s *Service, c *Call) (any, error) {
 			return nil, err
 		}
 	}
-	objs, err := models.PinnedObjectsOf(ctx, s.DB, e.ProjectID, e.ID)
+	objs, err := models.PinnedObjectsOf(ctx, s.DB, e.ProjectID, e.ID, exhibitScanObjects)
 	if err != nil {
 		return nil, err
 	}
-	for _, o := range objs {
+	for _, o := range resultObjects(objs, exhibitMaxObjects) {
 		if err := add(exhibitFile{ObjectID: o.ID, Version: o.Version, Path: o.Path, SHA256: o.SHA256}, o.BlobKey); err != nil {
 			return nil, err
 		}
 	}
 	return exhibitAnswer{ExperimentID: e.ID, ReadOnly: true, Files: files}, nil
+}
+
+// resultObjects is the first max of objs that are result files.
+func resultObjects(objs []models.StorageObject, max int) []models.StorageObject {
+	var out []models.StorageObject
+	for _, o := range objs {
+		if len(out) == max {
+			break
+		}
+		if isResultFile(o.Path) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // metricsOf flattens a JSON document's numeric leaves (none when text is

@@ -85,12 +85,13 @@ func DownloadTokenByHash(ctx context.Context, db *gorm.DB, hash string) (Storage
 	return t, err
 }
 
-// PinnedObjectsOf lists the available, pinned objects an experiment
-// produced (sandbox.pull_outputs, or storage.submit naming it), by path
-// then version: the result files experiment.exhibit is built from.
-func PinnedObjectsOf(ctx context.Context, db *gorm.DB, projectID, experimentID string) ([]StorageObject, error) {
+// PinnedObjectsOf lists up to limit available, pinned objects an
+// experiment produced (sandbox.pull_outputs, or storage.submit naming
+// it), by path then version: the result files experiment.exhibit is built
+// from.
+func PinnedObjectsOf(ctx context.Context, db *gorm.DB, projectID, experimentID string, limit int) ([]StorageObject, error) {
 	var out []StorageObject
 	err := db.WithContext(ctx).Where("project_id = ? AND producing_experiment_id = ? AND pinned = ? AND status = ?",
-		projectID, experimentID, true, StorageAvailable).Order("path, version").Find(&out).Error
+		projectID, experimentID, true, StorageAvailable).Order("path, version").Limit(limit).Find(&out).Error
 	return out, err
 }

@@ -101,7 +101,10 @@ func TestPinnedObjectsOf(t *testing.T) {
 			obj("obj_o", "prj_a", "exp_2", "other.json", 1, research.StorageAvailable, true),
 			obj("obj_p", "prj_b", "exp_1", "elsewhere.json", 1, research.StorageAvailable, true),
 		)
-		got, err := research.PinnedObjectsOf(ctx, db, "prj_a", "exp_1")
+		if page, err := research.PinnedObjectsOf(ctx, db, "prj_a", "exp_1", 2); err != nil || len(page) != 2 || page[1].ID != "obj_m2" {
+			t.Fatalf("the first two: %v %v", page, err)
+		}
+		got, err := research.PinnedObjectsOf(ctx, db, "prj_a", "exp_1", 50)
 		if err != nil {
 			t.Fatal(err)
 		}
