@@ -24,6 +24,17 @@ func (s *Service) project(ctx context.Context, c *Call, id string) (models.Proje
 	return p, err
 }
 
+// calledExperiment decodes a call's experimentArgs and loads the
+// experiment it names, in a project the caller may use.
+func (s *Service) calledExperiment(ctx context.Context, c *Call) (experimentArgs, models.Project, models.Experiment, error) {
+	var in experimentArgs
+	if err := c.decode(&in); err != nil {
+		return in, models.Project{}, models.Experiment{}, err
+	}
+	p, e, err := s.experiment(ctx, c, in.ProjectID, in.ExperimentID)
+	return in, p, e, err
+}
+
 // experiment loads an experiment of a project the caller may use.
 func (s *Service) experiment(ctx context.Context, c *Call, projectID, id string) (models.Project, models.Experiment, error) {
 	p, err := s.project(ctx, c, projectID)

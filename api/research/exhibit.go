@@ -51,11 +51,7 @@ func isResultFile(p string) bool {
 // result artifacts and the result files it produced into object storage
 // and pinned (which is why the tool needs storage; see alsoNeedsStorage).
 func experimentExhibit(ctx context.Context, s *Service, c *Call) (any, error) {
-	var in experimentArgs
-	if err := c.decode(&in); err != nil {
-		return nil, err
-	}
-	_, e, err := s.experiment(ctx, c, in.ProjectID, in.ExperimentID)
+	_, _, e, err := s.calledExperiment(ctx, c)
 	if err != nil {
 		return nil, err
 	}

@@ -191,7 +191,6 @@ func codeView(c models.ExperimentCode, ok bool) codeViewResp {
 	if !ok {
 		return codeViewResp{}
 	}
-	baseSource, headSource := null(c.BaseSource), null(c.HeadSource)
-	return codeViewResp{Branch: null(c.Branch), BaseSHA: null(c.BaseSHA), BaseSource: &baseSource,
-		HeadSHA: null(c.HeadSHA), HeadSource: &headSource}
+	return codeViewResp{Branch: null(c.Branch), BaseSHA: null(c.BaseSHA), BaseSource: ptr(null(c.BaseSource)),
+		HeadSHA: null(c.HeadSHA), HeadSource: ptr(null(c.HeadSource))}
 }

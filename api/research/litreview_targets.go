@@ -58,14 +58,13 @@ func citationView(c models.Citation) citationJSON {
 	var ts []litTarget
 	_ = jsonUnmarshal(c.TargetsJSON, &ts)
 	v := citationJSON{ID: c.ID, Title: c.Title, Note: c.Note, Targets: nonNil(ts), CreatedAt: c.CreatedAt}
-	ref := c.Ref
 	switch c.RefKind {
 	case "arxiv":
-		v.ArxivID = &ref
+		v.ArxivID = ptr(c.Ref)
 	case "doi":
-		v.DOI = &ref
+		v.DOI = ptr(c.Ref)
 	case "url":
-		v.URL = &ref
+		v.URL = ptr(c.Ref)
 	}
 	return v
 }

@@ -23,11 +23,7 @@ func (s *Service) mlflowClient() (*mlflow.Client, error) {
 
 // mlflowRun finds or creates the experiment's MLflow experiment and run.
 func (s *Service) mlflowRun(ctx context.Context, c *Call) (models.Experiment, models.MLflowRun, *mlflow.Client, error) {
-	var in experimentArgs
-	if err := c.decode(&in); err != nil {
-		return models.Experiment{}, models.MLflowRun{}, nil, err
-	}
-	p, e, err := s.experiment(ctx, c, in.ProjectID, in.ExperimentID)
+	_, p, e, err := s.calledExperiment(ctx, c)
 	if err != nil {
 		return e, models.MLflowRun{}, nil, err
 	}
@@ -148,7 +144,6 @@ func mlflowFinalize(ctx context.Context, s *Service, c *Call) (any, error) {
 	}
 	run.FinishedAt = &now
 	out := mlflowView(s, run)
-	nm, np := len(metrics), len(params)
-	out.LoggedMetrics, out.LoggedParams = &nm, &np
+	out.LoggedMetrics, out.LoggedParams = ptr(len(metrics)), ptr(len(params))
 	return out, nil
 }

@@ -24,7 +24,7 @@ type experimentSummaryResp struct {
 
 // artifactViewResp is an artifact's record (artifactView): its hash,
 // size, upload time and validity once uploaded, its problems if any, and
-// its content when artifact.get asked for it.
+// its content when artifact.find asked for it (include_content).
 type artifactViewResp struct {
 	ArtifactID   string     `json:"artifact_id"`
 	AttemptIndex int        `json:"attempt_index"`

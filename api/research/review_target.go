@@ -225,8 +225,7 @@ func (reflectionTarget) moved(kind string, v Verdict) (*verdictMove, error) {
 	if !route.Moves {
 		return nil, nil
 	}
-	newRevision := route.NewRevision
-	return &verdictMove{TargetStatus: string(route.To), NewAttempt: route.NewAttempt, NewProposalRevision: &newRevision}, nil
+	return &verdictMove{TargetStatus: string(route.To), NewAttempt: route.NewAttempt, NewProposalRevision: ptr(route.NewRevision)}, nil
 }
 
 // newReviewRequest checks that t waits for a review in.Role may give in
@@ -321,8 +320,7 @@ func (s *Service) reviewStarted(ctx context.Context, t reviewTarget, r models.Re
 func verdictAnswer(sess models.ReviewSession, req models.ReviewRequest, v Verdict, moved *verdictMove) *VerdictAnswer {
 	out := &VerdictAnswer{ReviewSessionID: sess.ID, ReviewRequestID: req.ID, Verdict: v.Verdict, Recorded: true}
 	if moved != nil {
-		status, newAttempt := moved.TargetStatus, moved.NewAttempt
-		out.TargetStatus, out.NewAttempt, out.NewProposalRevision = &status, &newAttempt, moved.NewProposalRevision
+		out.TargetStatus, out.NewAttempt, out.NewProposalRevision = ptr(moved.TargetStatus), ptr(moved.NewAttempt), moved.NewProposalRevision
 	}
 	return out
 }

@@ -83,8 +83,7 @@ func (s *Service) retentionChecklist(ctx context.Context, sb models.Sandbox) ret
 	unpulled, runningCmds, unpinned := []unpulledOutputResp{}, []runningCommandResp{}, []unpinnedObjectResp{}
 	pulls, err := models.Pulls(ctx, s.DB, sb.UID)
 	if err != nil {
-		msg := err.Error()
-		item.Error = &msg
+		item.Error = ptr(err.Error())
 		return item
 	}
 	pulled := map[string]bool{}
@@ -110,8 +109,7 @@ func (s *Service) retentionChecklist(ctx context.Context, sb models.Sandbox) ret
 		files, err := insp.Files(ctx, sb.UID, checklistFiles)
 		if err != nil {
 			// Not "nothing to lose": say the outputs could not be checked.
-			msg := err.Error()
-			item.OutputsUnchecked = &msg
+			item.OutputsUnchecked = ptr(err.Error())
 		}
 		for _, f := range files {
 			sum, size, err := insp.Digest(ctx, sb.UID, f, s.checklistMaxBytes())
@@ -125,8 +123,7 @@ func (s *Service) retentionChecklist(ctx context.Context, sb models.Sandbox) ret
 		}
 		runs, err := insp.Runs(ctx, sb.UID, 0)
 		if err != nil {
-			msg := err.Error()
-			item.RunningCommandsUnchecked = &msg
+			item.RunningCommandsUnchecked = ptr(err.Error())
 		}
 		for _, r := range runs {
 			if r.Status == sandbox.RunRunning {

@@ -289,8 +289,7 @@ func sandboxHealth(ctx context.Context, s *Service, c *Call) (any, error) {
 		}
 		row := sandboxHealthRow{Provider: name, Healthy: true}
 		if err := p.Health(ctx); err != nil {
-			msg := err.Error()
-			row.Healthy, row.Error = false, &msg
+			row.Healthy, row.Error = false, ptr(err.Error())
 		}
 		out = append(out, row)
 	}

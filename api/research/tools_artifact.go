@@ -87,8 +87,7 @@ func artifactView(a models.Artifact) artifactViewResp {
 	v := artifactViewResp{ArtifactID: a.ID, TargetType: a.TargetType, TargetID: a.TargetID, Role: a.Role, Path: a.Path,
 		Title: a.Title, AttemptIndex: a.Attempt, Uploaded: a.UploadedAt != nil, CreatedAt: a.CreatedAt}
 	if a.UploadedAt != nil {
-		sha, size, valid := a.SHA256, a.Size, a.Valid
-		v.SHA256, v.SizeBytes, v.UploadedAt, v.Valid = &sha, &size, a.UploadedAt, &valid
+		v.SHA256, v.SizeBytes, v.UploadedAt, v.Valid = ptr(a.SHA256), ptr(a.Size), a.UploadedAt, ptr(a.Valid)
 		if a.Problems != "" {
 			v.Problems = strings.Split(a.Problems, "\n")
 		}

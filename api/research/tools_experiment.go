@@ -128,11 +128,7 @@ func checkLimits(ctx context.Context, db *gorm.DB, projectID string) error {
 }
 
 func experimentTransition(ctx context.Context, s *Service, c *Call) (any, error) {
-	var in experimentArgs
-	if err := c.decode(&in); err != nil {
-		return nil, err
-	}
-	_, e, err := s.experiment(ctx, c, in.ProjectID, in.ExperimentID)
+	in, _, e, err := s.calledExperiment(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -220,11 +216,8 @@ func experimentList(ctx context.Context, s *Service, c *Call) (any, error) {
 }
 
 func experimentGetState(ctx context.Context, s *Service, c *Call) (any, error) {
-	var in experimentArgs
-	if err := c.decode(&in); err != nil {
-		return nil, err
-	}
-	if _, _, err := s.experiment(ctx, c, in.ProjectID, in.ExperimentID); err != nil {
+	in, _, _, err := s.calledExperiment(ctx, c)
+	if err != nil {
 		return nil, err
 	}
 	st, err := s.state(ctx, in.ExperimentID)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gatehouse/gatehouse/internal/duplex"
 )
 
 // Upstream serves, until the test ends, an event stream that starts at
@@ -23,9 +25,8 @@ func Upstream(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: duplex.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rc := http.NewResponseController(w)
-		_ = rc.EnableFullDuplex()
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
 		_ = rc.Flush()
@@ -37,7 +38,7 @@ func Upstream(t *testing.T) string {
 			_ = rc.Flush()
 		}
 		_, _ = io.WriteString(w, "data: done\n\n")
-	})}
+	}))}
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return "http://" + l.Addr().String()
