@@ -115,6 +115,13 @@ func prodSandboxRoundTrip(t *testing.T, p *prodStack) {
 	if dig(o, "sha256") != digest([]byte("{\"ok\": 1}\n")) || dig(o, "status") != "available" {
 		t.Fatalf("pull_outputs: %v", pulled)
 	}
+	// Pinned, the pulled result file joins the experiment's exhibit, read
+	// from the shared store by whichever replica answers.
+	agent.must("storage.object", map[string]any{"project_id": pid, "object_id": dig(o, "object_id"), "action": "pin"})
+	ex := agent.must("experiment.exhibit", map[string]any{"project_id": pid, "experiment_id": exp})
+	if files, _ := ex["files"].([]any); len(files) != 1 || dig(files[0], "object_id") != dig(o, "object_id") || dig(files[0], "metrics", "ok") != 1.0 {
+		t.Fatalf("exhibit of the pinned pulled output: %v", ex)
+	}
 	rel := agent.must("sandbox.release", map[string]any{"project_id": pid, "experiment_id": exp, "confirm_retained": true})
 	if rel["released"] != true {
 		t.Fatalf("release: %v", rel)
