@@ -67,11 +67,7 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 	if !opts.UI {
 		cfg.DevUIAddr = ""
 	}
-	logs := io.Discard
-	if os.Getenv("GATEHOUSE_E2E_LOGS") != "" {
-		logs = os.Stderr
-	}
-	dev, err := app.StartDev(context.Background(), cfg, app.DevOptions{LogOutput: logs, QuietTemporal: true, NoWorker: opts.NoWorker})
+	dev, err := app.StartDev(context.Background(), cfg, app.DevOptions{LogOutput: stackLogs(t), QuietTemporal: true, NoWorker: opts.NoWorker})
 	if err != nil {
 		t.Fatalf("start dev stack: %v", err)
 	}

@@ -45,6 +45,27 @@ func TestQuery_RetriesTransientFailuresThenAnswers(t *testing.T) {
 	}
 }
 
+// A worker killed as its poll took the query makes matching answer that
+// poll's cancellation; the next attempt reaches a live worker.
+func TestQuery_RetriesAQueryTheServerCancelledWithADeadPoller(t *testing.T) {
+	q := &scripted{errs: []error{serviceerror.NewCanceled("context canceled")}}
+	var out int
+	err := Query(context.Background(), q, "wf", "state", &out, Backoff{Budget: 5 * time.Second, First: time.Millisecond, Max: time.Millisecond})
+	if err != nil || out != 7 || q.calls != 2 {
+		t.Fatalf("got %d after %d calls (%v), want 7 after 2", out, q.calls, err)
+	}
+}
+
+// The caller's own cancellation ends the read at once.
+func TestQuery_TheCallersCancellationIsNotRetried(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	q := &scripted{errs: []error{serviceerror.NewCanceled("context canceled"), serviceerror.NewCanceled("context canceled")}}
+	if err := Query(ctx, q, "wf", "state", new(int), Backoff{Budget: 5 * time.Second, First: time.Millisecond, Max: time.Millisecond}); err == nil || q.calls != 1 {
+		t.Fatalf("a cancelled caller: %v after %d calls, want an error after 1", err, q.calls)
+	}
+}
+
 func TestQuery_AnAnswerIsNotRetriedAndASpentBudgetSaysSo(t *testing.T) {
 	gone := &scripted{errs: []error{serviceerror.NewNotFound("purged")}}
 	var nf *serviceerror.NotFound

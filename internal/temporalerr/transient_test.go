@@ -16,6 +16,7 @@ func TestTransient(t *testing.T) {
 		serviceerror.NewResourceExhausted(0, "busy"):                                         true,
 		serviceerror.NewWorkflowNotReady("no first task yet"):                                true,
 		serviceerror.NewAborted("aborted"):                                                   true,
+		serviceerror.NewCanceled("the poller that took the query went away"):                 true,
 		fmt.Errorf("wrapped: %w", context.DeadlineExceeded):                                  true,
 		serviceerror.NewNotFound("workflow gone"):                                            false,
 		serviceerror.NewInvalidArgument("bad query"):                                         false,
