@@ -29,6 +29,7 @@ func Migrations() []migrate.Migration {
 	all = append(all, flywheelMigrations()...)
 	all = append(all, researchMigrations()...)
 	all = append(all, consoleMigrations()...)
+	all = append(all, compressionMigrations()...)
 	return all
 }
 
@@ -43,9 +44,14 @@ func OpenPool(url string, pool Pool) (*gorm.DB, error) {
 		return nil, err
 	}
 	cfg := &gorm.Config{
-		TranslateError: true,
-		Logger:         logger.Discard,
-		NowFunc:        func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
+		// Every write here is one statement (no associations, no hooks,
+		// no batches), atomic on its own; GORM's default transaction
+		// around it would add a BEGIN and a COMMIT round trip to each.
+		// Writes of several statements use db.Transaction.
+		SkipDefaultTransaction: true,
+		TranslateError:         true,
+		Logger:                 logger.Discard,
+		NowFunc:                func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
 	}
 	switch {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):

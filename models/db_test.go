@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gorm.io/gorm"
 )
 
 func TestOpenSQLite_AppliesDurabilityPragmas(t *testing.T) {
@@ -31,5 +33,39 @@ func TestOpen_RefusesUnknownSchemesWithoutLeakingPasswords(t *testing.T) {
 	}
 	if got := err.Error(); strings.Contains(got, "secret") {
 		t.Fatalf("error leaks the password: %s", got)
+	}
+}
+
+// TestOpen_AOneStatementWriteRunsWithoutATransaction: GORM's default
+// transaction would wrap each Create in BEGIN and COMMIT, two more round
+// trips on PostgreSQL for a write that is atomic alone.
+func TestOpen_AOneStatementWriteRunsWithoutATransaction(t *testing.T) {
+	t.Parallel()
+	db, err := Open("sqlite:" + filepath.Join(t.TempDir(), "x.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type note struct {
+		ID   int `gorm:"primaryKey"`
+		Text string
+	}
+	if err := db.AutoMigrate(&note{}); err != nil {
+		t.Fatal(err)
+	}
+	var inTx []bool
+	if err := db.Callback().Create().Before("gorm:create").Register("test:in_tx", func(tx *gorm.DB) {
+		_, committer := tx.Statement.ConnPool.(gorm.TxCommitter)
+		inTx = append(inTx, committer)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Create(&note{ID: 1, Text: "alone"}).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Transaction(func(tx *gorm.DB) error { return tx.Create(&note{ID: 2, Text: "in a transaction"}).Error }); err != nil {
+		t.Fatal(err)
+	}
+	if len(inTx) != 2 || inTx[0] || !inTx[1] {
+		t.Fatalf("in a transaction: %v, want [false true] (a lone write, then an explicit transaction)", inTx)
 	}
 }
