@@ -84,6 +84,7 @@ func grantOne(tx *gorm.DB, r Rollout, claimer string, lease time.Duration, now t
 			"status": StatusLeased, "lease_epoch": r.LeaseEpoch + 1,
 			"lease_token_hash": Hash(g.LeaseToken), "api_key_hash": Hash(g.APIKey), "llm_token_hash": Hash(g.LLMToken),
 			"lease_seconds": lease.Seconds(), "lease_expires_at": expires, "lease_heartbeats": 0, "updated_at": now,
+			"lease_granted_at": now, "lease_granted_expiry": expires,
 			"llm_calls_observed": 0, // the gateway counts per lease
 		})
 	if res.Error != nil || res.RowsAffected != 1 {
@@ -99,6 +100,7 @@ func grantOne(tx *gorm.DB, r Rollout, claimer string, lease time.Duration, now t
 		return Grant{}, false, err
 	}
 	r.Status, r.LeaseEpoch, r.LeaseExpiresAt, r.LeaseSeconds, r.LLMCallsObserved = StatusLeased, l.Epoch, &expires, lease.Seconds(), 0
+	r.LeaseGrantedAt, r.LeaseGrantedExpiry = &now, &expires
 	g.Rollout = r
 	return g, true, nil
 }

@@ -27,6 +27,7 @@ const claimPostgres = `WITH picked AS (
 		UPDATE flywheel_rollouts r SET status = @leased, lease_epoch = r.lease_epoch + 1,
 			lease_token_hash = s.token_hash, api_key_hash = s.key_hash, llm_token_hash = s.llm_hash,
 			lease_seconds = @secs, lease_expires_at = LEAST(CAST(@now AS timestamptz) + make_interval(secs => @secs), r.deadline_at),
+			lease_granted_at = @now, lease_granted_expiry = LEAST(CAST(@now AS timestamptz) + make_interval(secs => @secs), r.deadline_at),
 			lease_heartbeats = 0, llm_calls_observed = 0, updated_at = @now
 		FROM picked p JOIN secrets s ON s.n = p.n
 		WHERE r.id = p.id

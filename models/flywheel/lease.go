@@ -136,11 +136,12 @@ func heartbeatReadThenUpdate(db *gorm.DB, h Holder, now time.Time) (Extension, e
 	if res.RowsAffected != 1 {
 		return Extension{}, ErrStaleLease // lost a race with expiry, a new lease or the output
 	}
-	var l Lease
-	if err := db.Where("rollout_id = ? AND epoch = ?", r.ID, r.LeaseEpoch).Take(&l).Error; err != nil {
-		return Extension{}, err
+	e := Extension{Epoch: r.LeaseEpoch, ExpiresAt: expires}
+	if r.LeaseGrantedAt == nil || r.LeaseGrantedExpiry == nil {
+		return grantFromHistory(db, r.ID, e)
 	}
-	return Extension{Epoch: r.LeaseEpoch, ExpiresAt: expires, GrantedAt: l.GrantedAt.UTC(), GrantedExpiry: l.ExpiresAt.UTC()}, nil
+	e.GrantedAt, e.GrantedExpiry = r.LeaseGrantedAt.UTC(), r.LeaseGrantedExpiry.UTC()
+	return e, nil
 }
 
 // heartbeatPostgres is the whole fenced compare-and-swap of a heartbeat in
@@ -149,17 +150,15 @@ func heartbeatReadThenUpdate(db *gorm.DB, h Holder, now time.Time) (Extension, e
 // GORM's BEGIN, UPDATE, COMMIT). Its WHERE is authorize's success case
 // (key, token, status, no output, before deadline and expiry) and the row
 // lock of the UPDATE makes it atomic against a concurrent claim, expiry or
-// output. The lease's grant comes from its history row, joined on its
-// primary key in the same statement. Only a refused heartbeat pays a second read, to name
-// its error.
+// output. The lease's grant comes from the same row (written with the
+// grant), not from a join on the lease history. Only a refused heartbeat
+// pays a second read, to name its error.
 const heartbeatPostgres = `UPDATE flywheel_rollouts r
 	SET lease_expires_at = LEAST(CAST(@now AS timestamptz) + make_interval(secs => r.lease_seconds), r.deadline_at),
 		lease_heartbeats = r.lease_heartbeats + 1, updated_at = @now
-	FROM flywheel_leases l
 	WHERE r.id = @id AND r.api_key_hash = @key AND r.lease_token_hash = @token AND r.status = @leased
 		AND r.output_at IS NULL AND r.deadline_at > @now AND r.lease_expires_at > @now
-		AND l.rollout_id = r.id AND l.epoch = r.lease_epoch
-	RETURNING r.lease_epoch, r.lease_expires_at, l.granted_at, l.expires_at AS granted_expiry`
+	RETURNING r.lease_epoch, r.lease_expires_at, r.lease_granted_at AS granted_at, r.lease_granted_expiry AS granted_expiry`
 
 // heartbeatOneStatement runs heartbeatPostgres; when it updates nothing,
 // authorize names the refusal (401, 403, 409 or 410).
@@ -178,15 +177,28 @@ func heartbeatOneStatement(db *gorm.DB, h Holder, now time.Time) (Extension, err
 	}
 	if len(rows) == 1 {
 		e := Extension{Epoch: rows[0].LeaseEpoch, ExpiresAt: rows[0].LeaseExpiresAt.UTC()}
-		if rows[0].GrantedAt != nil && rows[0].GrantedExpiry != nil {
-			e.GrantedAt, e.GrantedExpiry = rows[0].GrantedAt.UTC(), rows[0].GrantedExpiry.UTC()
+		if rows[0].GrantedAt == nil || rows[0].GrantedExpiry == nil {
+			return grantFromHistory(db, h.RolloutID, e)
 		}
+		e.GrantedAt, e.GrantedExpiry = rows[0].GrantedAt.UTC(), rows[0].GrantedExpiry.UTC()
 		return e, nil
 	}
 	if _, err := authorize(db, h, now, false); err != nil {
 		return Extension{}, err
 	}
 	return Extension{}, ErrStaleLease // the row changed between the two statements
+}
+
+// grantFromHistory completes e with its lease's grant from the lease
+// history: for a lease granted by a version that did not keep the grant
+// on the rollout's row.
+func grantFromHistory(db *gorm.DB, rolloutID string, e Extension) (Extension, error) {
+	var l Lease
+	if err := db.Where("rollout_id = ? AND epoch = ?", rolloutID, e.Epoch).Take(&l).Error; err != nil {
+		return Extension{}, err
+	}
+	e.GrantedAt, e.GrantedExpiry = l.GrantedAt.UTC(), l.ExpiresAt.UTC()
+	return e, nil
 }
 
 // Expiry outcomes of ExpireLease.

@@ -86,9 +86,15 @@ type Rollout struct {
 	LeaseExpiresAt    *time.Time
 	// LeaseHeartbeats counts the heartbeats that landed on the current lease.
 	LeaseHeartbeats int64 `gorm:"not null;default:0"`
-	OutputAt        *time.Time
-	ExclusionReason *string `gorm:"size:40"`
-	ExclusionDetail *string
+	// LeaseGrantedAt and LeaseGrantedExpiry are the current (or last)
+	// lease's grant as its history row has it, so a heartbeat returns them
+	// without reading the history; nil for a lease granted by a version
+	// that did not write them.
+	LeaseGrantedAt     *time.Time
+	LeaseGrantedExpiry *time.Time
+	OutputAt           *time.Time
+	ExclusionReason    *string `gorm:"size:40"`
+	ExclusionDetail    *string
 	// LLMCallsObserved is the gateway's count of accepted completions of
 	// the current lease (reset with every grant); an output is reconciled
 	// against the count of the lease it was accepted under.

@@ -1,0 +1,32 @@
+package flywheel
+
+import (
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// migrateGrantColumns keeps each rollout's current grant (when its lease
+// was granted, and until when) on the rollout's row, so a heartbeat
+// returns it from the row it updates instead of joining the lease
+// history: on PostgreSQL that join was about a third of the heartbeat
+// statement's execution time. Leases granted before copy theirs from the
+// history.
+func migrateGrantColumns(tx *gorm.DB) error {
+	type rollout struct {
+		LeaseGrantedAt     *time.Time
+		LeaseGrantedExpiry *time.Time
+	}
+	m := tx.Table("flywheel_rollouts").Migrator()
+	for _, field := range []string{"LeaseGrantedAt", "LeaseGrantedExpiry"} {
+		if err := m.AddColumn(&rollout{}, field); err != nil {
+			return err
+		}
+	}
+	return tx.Exec(`UPDATE flywheel_rollouts SET
+		lease_granted_at = (SELECT l.granted_at FROM flywheel_leases l
+			WHERE l.rollout_id = flywheel_rollouts.id AND l.epoch = flywheel_rollouts.lease_epoch),
+		lease_granted_expiry = (SELECT l.expires_at FROM flywheel_leases l
+			WHERE l.rollout_id = flywheel_rollouts.id AND l.epoch = flywheel_rollouts.lease_epoch)
+		WHERE lease_epoch > 0`).Error
+}
