@@ -25,7 +25,8 @@ type cpuMeter struct {
 }
 
 // newCPUMeter meters the production topology's processes and every
-// PostgreSQL backend on the machine (a quiet machine's are the stack's).
+// PostgreSQL process on the machine (a quiet machine's are the stack's):
+// Gatehouse's backends, Temporal's, and the server's own processes.
 func newCPUMeter(p *prodlike.Stack) *cpuMeter {
 	pids := func(procs []*prodlike.Proc) func() []int {
 		return func() []int {
@@ -38,7 +39,8 @@ func newCPUMeter(p *prodlike.Stack) *cpuMeter {
 	}
 	return &cpuMeter{pprof: p.TemporalPprof, groups: map[string]func() []int{
 		"temporal": pids([]*prodlike.Proc{p.Temporal}), "api": pids(p.APIs), "worker": pids(p.Workers),
-		"postgres": postgresPids, "bench": thisProcess,
+		"postgres": postgresPids, "postgres-temporal": temporalPostgresPids, "postgres-background": backgroundPostgresPids,
+		"bench": thisProcess,
 	}}
 }
 
@@ -103,8 +105,29 @@ func cpuSeconds(pids []int) float64 {
 // clockTicks is USER_HZ, the unit of /proc/<pid>/stat times on Linux.
 const clockTicks = 100
 
-// postgresPids lists the running PostgreSQL server processes.
-func postgresPids() []int {
+// postgresPids lists the PostgreSQL backends serving Gatehouse's (and
+// any other non-Temporal) database connections.
+func postgresPids() []int { return postgresProcesses(pgGatehouse) }
+
+// temporalPostgresPids lists the PostgreSQL backends connected to a
+// Temporal database (named *_temporal or *_temporal_vis).
+func temporalPostgresPids() []int { return postgresProcesses(pgTemporal) }
+
+// backgroundPostgresPids lists PostgreSQL's own processes: the postmaster,
+// WAL writer, checkpointer, background writer and autovacuum workers.
+func backgroundPostgresPids() []int { return postgresProcesses(pgBackground) }
+
+// Kinds of PostgreSQL process, told apart by their titles.
+const (
+	pgGatehouse = iota
+	pgTemporal
+	pgBackground
+)
+
+// postgresProcesses lists the PostgreSQL processes of one kind. A client
+// backend's title is "postgres: <cluster>: <user> <database> <client>
+// <state>"; the server's own processes name their role instead.
+func postgresProcesses(kind int) []int {
 	entries, _ := os.ReadDir("/proc")
 	var out []int
 	for _, e := range entries {
@@ -113,11 +136,31 @@ func postgresPids() []int {
 			continue
 		}
 		comm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
-		if err == nil && strings.TrimSpace(string(comm)) == "postgres" {
+		if err != nil || strings.TrimSpace(string(comm)) != "postgres" {
+			continue
+		}
+		title, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if postgresKind(string(title)) == kind {
 			out = append(out, pid)
 		}
 	}
 	return out
+}
+
+// postgresKind classifies a PostgreSQL process by its title.
+func postgresKind(title string) int {
+	// A client backend names its peer: "127.0.0.1(40312)", or "[local]"
+	// over a Unix socket.
+	client := strings.Contains(title, "(") || strings.Contains(title, "[local]")
+	if !client || strings.Contains(title, "autovacuum") {
+		return pgBackground
+	}
+	for _, f := range strings.Fields(title) {
+		if strings.HasSuffix(f, "_temporal") || strings.HasSuffix(f, "_temporal_vis") {
+			return pgTemporal
+		}
+	}
+	return pgGatehouse
 }
 
 // newSelfCPUMeter meters this process alone: the dev stack runs in it.
@@ -145,9 +188,25 @@ func fetchProfile(url, path string) {
 // newSelfAndPostgresCPUMeter meters this process and PostgreSQL: the
 // plain lease server runs in this process.
 func newSelfAndPostgresCPUMeter() *cpuMeter {
-	return &cpuMeter{groups: map[string]func() []int{"bench": thisProcess, "postgres": postgresPids}}
+	return &cpuMeter{groups: map[string]func() []int{"bench": thisProcess, "postgres": postgresPids, "postgres-background": backgroundPostgresPids}}
 }
 
 // thisProcess is the benchmark's own process (client, front, and the dev
 // stack or the plain lease server when they run in it).
 func thisProcess() []int { return []int{os.Getpid()} }
+
+func TestPostgresKind_TellsBackendsOfEachDatabaseFromTheServersOwn(t *testing.T) {
+	for title, want := range map[string]int{
+		"postgres: 15/main: postgres x_gatehouse 127.0.0.1(40312) idle":      pgGatehouse,
+		"postgres: 15/main: postgres x_temporal 127.0.0.1(40313) idle":       pgTemporal,
+		"postgres: 15/main: postgres x_temporal_vis 127.0.0.1(40314) UPDATE": pgTemporal,
+		"postgres: 15/main: postgres gatehouse_ci_1 [local] idle":            pgGatehouse,
+		"postgres: 15/main: walwriter ":                                      pgBackground,
+		"postgres: 15/main: autovacuum worker x_gatehouse":                   pgBackground,
+		"/usr/lib/postgresql/15/bin/postgres -D /var/lib/postgresql/15/main": pgBackground,
+	} {
+		if got := postgresKind(title); got != want {
+			t.Errorf("postgresKind(%q) = %d, want %d", title, got, want)
+		}
+	}
+}
