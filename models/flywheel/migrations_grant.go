@@ -10,8 +10,10 @@ import (
 // was granted, and until when) on the rollout's row, so a heartbeat
 // returns it from the row it updates instead of joining the lease
 // history: on PostgreSQL that join was about a third of the heartbeat
-// statement's execution time. Leases granted before copy theirs from the
-// history.
+// statement's execution time. Leases held now copy theirs from the
+// history (only they can be heartbeated; a row of an ended lease is not
+// rewritten, and a heartbeat finding no grant on its row reads the
+// history anyway).
 func migrateGrantColumns(tx *gorm.DB) error {
 	type rollout struct {
 		LeaseGrantedAt     *time.Time
@@ -28,5 +30,5 @@ func migrateGrantColumns(tx *gorm.DB) error {
 			WHERE l.rollout_id = flywheel_rollouts.id AND l.epoch = flywheel_rollouts.lease_epoch),
 		lease_granted_expiry = (SELECT l.expires_at FROM flywheel_leases l
 			WHERE l.rollout_id = flywheel_rollouts.id AND l.epoch = flywheel_rollouts.lease_epoch)
-		WHERE lease_epoch > 0`).Error
+		WHERE status = 'leased'`).Error
 }
