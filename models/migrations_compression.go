@@ -33,32 +33,19 @@ func compressPayloadsWithLZ4(tx *gorm.DB) error {
 	if !hasLZ4 {
 		return nil
 	}
-	var cols []struct{ TableName, ColumnName string }
-	if err := tx.Raw(`SELECT c.table_name, c.column_name FROM information_schema.columns c
+	var stmts []string
+	if err := tx.Raw(`SELECT format('ALTER TABLE %I ALTER COLUMN %I SET COMPRESSION lz4', c.table_name, c.column_name)
+		FROM information_schema.columns c
 		JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
 		WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND c.data_type = 'text'
 			AND (c.table_name LIKE 'flylab\_%' OR c.table_name LIKE 'flywheel\_%' OR c.table_name LIKE 'research\_%')
-		ORDER BY c.table_name, c.column_name`).Scan(&cols).Error; err != nil {
+		ORDER BY c.table_name, c.column_name`).Scan(&stmts).Error; err != nil {
 		return err
 	}
-	for _, c := range cols {
-		stmt := fmt.Sprintf("ALTER TABLE %s ALTER COLUMN %s SET COMPRESSION lz4",
-			quoteIdent(c.TableName), quoteIdent(c.ColumnName))
+	for _, stmt := range stmts {
 		if err := tx.Exec(stmt).Error; err != nil {
-			return fmt.Errorf("%s.%s: %w", c.TableName, c.ColumnName, err)
+			return fmt.Errorf("%s: %w", stmt, err)
 		}
 	}
 	return nil
-}
-
-// quoteIdent quotes a PostgreSQL identifier.
-func quoteIdent(name string) string {
-	out := []byte{'"'}
-	for i := 0; i < len(name); i++ {
-		if name[i] == '"' {
-			out = append(out, '"')
-		}
-		out = append(out, name[i])
-	}
-	return string(append(out, '"'))
 }

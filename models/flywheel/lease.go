@@ -136,12 +136,7 @@ func heartbeatReadThenUpdate(db *gorm.DB, h Holder, now time.Time) (Extension, e
 	if res.RowsAffected != 1 {
 		return Extension{}, ErrStaleLease // lost a race with expiry, a new lease or the output
 	}
-	e := Extension{Epoch: r.LeaseEpoch, ExpiresAt: expires}
-	if r.LeaseGrantedAt == nil || r.LeaseGrantedExpiry == nil {
-		return grantFromHistory(db, r.ID, e)
-	}
-	e.GrantedAt, e.GrantedExpiry = r.LeaseGrantedAt.UTC(), r.LeaseGrantedExpiry.UTC()
-	return e, nil
+	return withGrant(db, r.ID, Extension{Epoch: r.LeaseEpoch, ExpiresAt: expires}, r.LeaseGrantedAt, r.LeaseGrantedExpiry)
 }
 
 // heartbeatPostgres is the whole fenced compare-and-swap of a heartbeat in
@@ -177,11 +172,7 @@ func heartbeatOneStatement(db *gorm.DB, h Holder, now time.Time) (Extension, err
 	}
 	if len(rows) == 1 {
 		e := Extension{Epoch: rows[0].LeaseEpoch, ExpiresAt: rows[0].LeaseExpiresAt.UTC()}
-		if rows[0].GrantedAt == nil || rows[0].GrantedExpiry == nil {
-			return grantFromHistory(db, h.RolloutID, e)
-		}
-		e.GrantedAt, e.GrantedExpiry = rows[0].GrantedAt.UTC(), rows[0].GrantedExpiry.UTC()
-		return e, nil
+		return withGrant(db, h.RolloutID, e, rows[0].GrantedAt, rows[0].GrantedExpiry)
 	}
 	if _, err := authorize(db, h, now, false); err != nil {
 		return Extension{}, err
@@ -189,10 +180,14 @@ func heartbeatOneStatement(db *gorm.DB, h Holder, now time.Time) (Extension, err
 	return Extension{}, ErrStaleLease // the row changed between the two statements
 }
 
-// grantFromHistory completes e with its lease's grant from the lease
-// history: for a lease granted by a version that did not keep the grant
-// on the rollout's row.
-func grantFromHistory(db *gorm.DB, rolloutID string, e Extension) (Extension, error) {
+// withGrant completes e with its lease's grant as the rollout's row has
+// it (at, expiry), or, for a lease granted by a version that did not keep
+// the grant on the row (both nil), from the lease history.
+func withGrant(db *gorm.DB, rolloutID string, e Extension, at, expiry *time.Time) (Extension, error) {
+	if at != nil && expiry != nil {
+		e.GrantedAt, e.GrantedExpiry = at.UTC(), expiry.UTC()
+		return e, nil
+	}
 	var l Lease
 	if err := db.Where("rollout_id = ? AND epoch = ?", rolloutID, e.Epoch).Take(&l).Error; err != nil {
 		return Extension{}, err
