@@ -76,6 +76,9 @@ type Handler struct {
 	notices *notifier
 	// agents authenticates claimers with a short-lived cache.
 	agents *agentAuth
+	// heartbeatGate admits heartbeats to their pool first come, first
+	// served (fair_gate.go).
+	heartbeatGate fairGate
 }
 
 // New compiles the contract once and returns the handlers.
@@ -121,7 +124,8 @@ func New(db *gorm.DB, t Temporal, log *slog.Logger, opts Options) (*Handler, err
 	}
 	hb := newHeartbeatSignaller(t, log)
 	return &Handler{db: db, temporal: t, schemas: schemas, opts: opts, log: log, heartbeats: hb,
-		notices: newNotifier(db, t, log, opts.Now, hb), agents: newAgentAuth(db, opts.AuthCacheTTL, opts.Now)}, nil
+		notices: newNotifier(db, t, log, opts.Now, hb), agents: newAgentAuth(db, opts.AuthCacheTTL, opts.Now),
+		heartbeatGate: newFairGate(opts.HeartbeatDB)}, nil
 }
 
 // clampLease applies the configured bounds to a requested lease.

@@ -70,13 +70,20 @@ func (h *Handler) leaseError(c *gin.Context, err error) {
 // timer moves (see heartbeatSignaller). A lost signal is harmless: when the
 // workflow's timer fires it re-reads the row and finds the later expiry.
 // It commits through the heartbeat pool (models/lease_pool.go says why a
-// heartbeat need not wait for the WAL flush).
+// heartbeat need not wait for the WAL flush), entered first come, first
+// served (fair_gate.go).
 func (h *Handler) Heartbeat(c *gin.Context) {
 	hd, ok := holder(c)
 	if !ok {
 		return
 	}
-	e, err := models.ExtendLease(c.Request.Context(), h.opts.HeartbeatDB, hd, h.opts.Now())
+	ctx := c.Request.Context()
+	if err := h.heartbeatGate.enter(ctx); err != nil {
+		h.leaseError(c, err)
+		return
+	}
+	e, err := models.ExtendLease(ctx, h.opts.HeartbeatDB, hd, h.opts.Now())
+	h.heartbeatGate.leave()
 	if err != nil {
 		h.leaseError(c, err)
 		return
