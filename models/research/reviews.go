@@ -14,11 +14,22 @@ import (
 // target at a time: while an unexpired request of r's kind with another
 // role is open (a human review the agent would sidestep with a reviewer of
 // its own), r is refused with a conflict naming it, and nothing is written.
+//
+// Concurrent requests for one target are serialized (a PostgreSQL
+// transaction lock on the target, taken before the check; SQLite
+// transactions begin immediate and so serialize writers), so two of them
+// cannot both pass the check: the later one sees the earlier and is
+// refused, or supersedes it when its role is the same.
 func CreateReviewRequest(ctx context.Context, db *gorm.DB, r ReviewRequest) error {
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if tx.Name() == "postgres" {
+			if err := tx.Exec("SELECT pg_advisory_xact_lock(hashtext(?))", "research_review_requests/"+r.TargetType+"/"+r.TargetID).Error; err != nil {
+				return err
+			}
+		}
 		var other ReviewRequest
 		err := tx.Where("target_type = ? AND target_id = ? AND kind = ? AND role <> ? AND status IN ? AND expires_at > ?",
-			r.TargetType, r.TargetID, r.Kind, r.Role, []string{ReviewRequested, ReviewStarted}, time.Now().UTC()).Take(&other).Error
+			r.TargetType, r.TargetID, r.Kind, r.Role, openReviewStatuses, time.Now().UTC()).Take(&other).Error
 		if err == nil {
 			return &Error{Code: CodeConflict, Field: "/role", Message: "a " + other.Role + " review of this target is open (" + other.ID +
 				"); one review of a kind at a time: wait for it, or let it expire", Details: map[string]any{"review_request_id": other.ID,
@@ -28,7 +39,7 @@ func CreateReviewRequest(ctx context.Context, db *gorm.DB, r ReviewRequest) erro
 			return err
 		}
 		if err := tx.Model(&ReviewRequest{}).
-			Where("target_type = ? AND target_id = ? AND role = ? AND status IN ?", r.TargetType, r.TargetID, r.Role, []string{ReviewRequested, ReviewStarted}).
+			Where("target_type = ? AND target_id = ? AND role = ? AND status IN ?", r.TargetType, r.TargetID, r.Role, openReviewStatuses).
 			Updates(map[string]any{"status": ReviewSuperseded, "updated_at": time.Now().UTC()}).Error; err != nil {
 			return err
 		}
@@ -119,3 +130,6 @@ func SubmitVerdict(ctx context.Context, db *gorm.DB, sessionID string, s ReviewS
 	})
 	return req, err
 }
+
+// openReviewStatuses are the statuses of an open review request.
+var openReviewStatuses = []string{ReviewRequested, ReviewStarted}
