@@ -2,6 +2,7 @@ package research
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -45,37 +46,93 @@ func MirrorReflection(ctx context.Context, db *gorm.DB, id, status, gate, next s
 	return db.WithContext(ctx).Model(&Reflection{}).Where("id = ? AND revision < ?", id, rev).Updates(up).Error
 }
 
-// LastPublishedAt is when the project's latest wave was published (nil if never).
+// LastPublishedAt is the corpus cutoff of the project's latest published
+// wave (nil if none was published): the latest time its corpus can have
+// been snapshotted, which is its created_at (reflection.create snapshots the
+// corpus before storing the wave), or its published_at should that be
+// earlier. An experiment that finishes after the snapshot, even while that
+// wave is still open, belongs to the next wave; cutting off at published_at
+// would lose it.
 func LastPublishedAt(ctx context.Context, db *gorm.DB, projectID string) (*time.Time, error) {
 	var r Reflection
 	err := db.WithContext(ctx).Where("project_id = ? AND published_at IS NOT NULL", projectID).Order("published_at DESC").Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, nil
 	}
-	return r.PublishedAt, err
+	if err != nil {
+		return nil, err
+	}
+	cutoff := r.CreatedAt
+	if r.PublishedAt.Before(cutoff) {
+		cutoff = *r.PublishedAt
+	}
+	return &cutoff, nil
 }
 
-// CountFinishedSince counts the project's finished experiments that
-// finished after since (all of them when since is nil).
+// CountFinishedSince counts the next reflection wave's corpus (see
+// FinishedSince); since is LastPublishedAt.
 func CountFinishedSince(ctx context.Context, db *gorm.DB, projectID string, since *time.Time) (int64, error) {
+	reflected, err := publishedCorpusExperimentIDs(ctx, db, projectID, since)
+	if err != nil {
+		return 0, err
+	}
 	var n int64
-	return n, finishedSince(db.WithContext(ctx).Model(&Experiment{}), projectID, since).Count(&n).Error
+	return n, finishedSince(db.WithContext(ctx).Model(&Experiment{}), projectID, since, reflected).Count(&n).Error
 }
 
-// FinishedSince lists, oldest first, the project's experiments that
-// finished after since (all of them when since is nil): the corpus of the
-// next reflection wave.
+// FinishedSince lists, oldest first, the corpus of the project's next
+// reflection wave: its finished experiments that finished after since
+// (LastPublishedAt, the last published wave's corpus snapshot; all of them
+// when since is nil) and are in no published wave's corpus, so none is
+// reflected on twice.
 func FinishedSince(ctx context.Context, db *gorm.DB, projectID string, since *time.Time) ([]Experiment, error) {
+	reflected, err := publishedCorpusExperimentIDs(ctx, db, projectID, since)
+	if err != nil {
+		return nil, err
+	}
 	var out []Experiment
-	return out, finishedSince(db.WithContext(ctx), projectID, since).Order("created_at").Find(&out).Error
+	return out, finishedSince(db.WithContext(ctx), projectID, since, reflected).Order("created_at").Find(&out).Error
 }
 
-func finishedSince(q *gorm.DB, projectID string, since *time.Time) *gorm.DB {
+func finishedSince(q *gorm.DB, projectID string, since *time.Time, reflected []string) *gorm.DB {
 	q = q.Where("project_id = ? AND status IN ?", projectID, []string{"complete", "failed", "abandoned"})
 	if since != nil {
 		q = q.Where("finished_at IS NULL OR finished_at > ?", *since)
 	}
+	if len(reflected) > 0 {
+		q = q.Where("id NOT IN ?", reflected)
+	}
 	return q
+}
+
+// publishedCorpusExperimentIDs lists the experiments in the stored corpus
+// (CorpusJSON, entries with an experiment_id) of the project's published
+// waves; none when since is nil (no wave was published). A corpus that does
+// not decode adds none.
+func publishedCorpusExperimentIDs(ctx context.Context, db *gorm.DB, projectID string, since *time.Time) ([]string, error) {
+	if since == nil {
+		return nil, nil
+	}
+	var corpora []string
+	if err := db.WithContext(ctx).Model(&Reflection{}).Where("project_id = ? AND published_at IS NOT NULL", projectID).
+		Pluck("corpus_json", &corpora).Error; err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, raw := range corpora {
+		var entries []struct {
+			ExperimentID string `json:"experiment_id"`
+		}
+		if json.Unmarshal([]byte(raw), &entries) != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.ExperimentID != "" {
+				out = append(out, e.ExperimentID)
+			}
+		}
+	}
+	return out, nil
 }
 
 // SubmitProposal stores p once per (reflection, revision) and runs deliver
