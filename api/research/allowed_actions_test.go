@@ -3,6 +3,7 @@ package research
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -114,5 +115,60 @@ func TestStatusAndNext_AllowedActionsAreWhatThisCallerMayCallNow(t *testing.T) {
 	}
 	if got := statusAllowed(t, config.Features{Storage: true, Sandboxes: true}, agent, ready); !slices.Contains(got, "sandbox.request") {
 		t.Fatalf("sandboxes on, ready to run: %v", got)
+	}
+}
+
+// TestStatusAndNext_ExperimentCreateBlockedAtTheProjectLimit: with the
+// project's maximum of open experiments, experiment.create would be
+// refused (project_limit), so the project status lists it among
+// blocked_actions with that reason, not among allowed_actions; one
+// below the limit it is allowed.
+func TestStatusAndNext_ExperimentCreateBlockedAtTheProjectLimit(t *testing.T) {
+	s := newTestService(t)
+	s.DB = modelstest.SQLite(t)
+	if err := s.DB.Create(&models.Project{ID: "prj_l", Name: "limit", CreatedBy: "op"}).Error; err != nil {
+		t.Fatal(err)
+	}
+	status := func() (string, []any, []any) {
+		w := invokeOK(t, s, "workflow.status_and_next", map[string]any{"project_id": "prj_l"})["workflow"].(map[string]any)
+		allowed, _ := w["allowed_actions"].([]any)
+		blocked, _ := w["blocked_actions"].([]any)
+		return w["current_gate"].(string), allowed, blocked
+	}
+	blockedFor := func(blocked []any, action string) (string, bool) {
+		for _, b := range blocked {
+			if m, ok := b.(map[string]any); ok && m["action"] == action {
+				r, _ := m["reason"].(string)
+				return r, true
+			}
+		}
+		return "", false
+	}
+	for i := 0; i < maxOpenExperiments-1; i++ {
+		if err := s.DB.Create(&models.Experiment{ID: fmt.Sprintf("exp_l%d", i), ProjectID: "prj_l", Name: fmt.Sprintf("open-%d", i), Status: "running"}).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	gate, allowed, blocked := status()
+	if _, ok := blockedFor(blocked, "experiment.create"); gate != "live_experiments" || !slices.Contains(allowed, any("experiment.create")) || ok {
+		t.Fatalf("%d open (below the limit): gate %s, allowed %v, blocked %v", maxOpenExperiments-1, gate, allowed, blocked)
+	}
+	if err := s.DB.Create(&models.Experiment{ID: "exp_last", ProjectID: "prj_l", Name: "open-last", Status: "planned"}).Error; err != nil {
+		t.Fatal(err)
+	}
+	gate, allowed, blocked = status()
+	reason, ok := blockedFor(blocked, "experiment.create")
+	if gate != "live_experiments" || slices.Contains(allowed, any("experiment.create")) || !ok || reason != ReasonProjectLimit {
+		t.Fatalf("%d open (at the limit): gate %s, allowed %v, blocked %v; want experiment.create blocked for %s",
+			maxOpenExperiments, gate, allowed, blocked, ReasonProjectLimit)
+	}
+	if !slices.Contains(allowed, any("claim.create")) || !slices.Contains(allowed, any("workflow.status_and_next")) {
+		t.Fatalf("at the limit the rest stays allowed: %v", allowed)
+	}
+	// What status says matches what the call does.
+	agent := platform.Principal{CredentialID: "a", Role: platform.RoleAgent, AllProjects: true}
+	_, terr := s.Invoke(context.Background(), agent, "experiment.create", json.RawMessage(`{"project_id":"prj_l","name":"one-too-many"}`))
+	if terr == nil || terr.Reason != ReasonProjectLimit {
+		t.Fatalf("experiment.create at the limit: %+v, want %s", terr, ReasonProjectLimit)
 	}
 }

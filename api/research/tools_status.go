@@ -166,6 +166,14 @@ func (s *Service) projectStatus(ctx context.Context, c *Call, p models.Project) 
 		gate, next = "reflection_suggested", "consider_project_reflection"
 		allowed = []string{"reflection.create", "claim.create", "experiment.create", "workflow.status_and_next"}
 	}
+	// experiment.create refuses a project at its limit of open experiments
+	// (checkLimits), so it is blocked, not allowed, while the limit holds.
+	if len(live) >= maxOpenExperiments {
+		if i := slices.Index(allowed, "experiment.create"); i >= 0 {
+			allowed = slices.Delete(slices.Clone(allowed), i, i+1)
+			blocked = append(blocked, gateengine.Blocked{Action: "experiment.create", Reason: ReasonProjectLimit})
+		}
+	}
 	return projectStatusResp{Scope: "project",
 		Workflow: projectWorkflowResp{CurrentGate: gate, NextAction: next, AllowedActions: s.allowedActions(c.Principal, allowed, nil), BlockedActions: blocked,
 			MissingEvidence: []string{}, LiveExperiments: live},
