@@ -14,11 +14,11 @@ import (
 func mayOpenReview(r models.ReviewRequest, p platform.Principal) error {
 	operator := p.Role == platform.RoleOperator
 	if r.Role == models.RoleHuman && !operator {
-		return &ToolError{Code: CodeForbidden, Pointer: "/review_request_id", Reason: "human_review",
+		return &ToolError{Code: CodeForbidden, Pointer: "/review_request_id", Reason: ReasonHumanReview,
 			Message: "a human review is answered by an operator (the operator console), not by an agent key"}
 	}
 	if p.CredentialID == "" || (!operator && p.CredentialID == r.ProducerCredential) {
-		return &ToolError{Code: CodeForbidden, Pointer: "/reviewer_capability", Reason: "self_review",
+		return &ToolError{Code: CodeForbidden, Pointer: "/reviewer_capability", Reason: ReasonSelfReview,
 			Message: "the credential that requested a review cannot review it; the reviewer needs a credential of its own"}
 	}
 	return nil
@@ -60,7 +60,7 @@ func decodedJSON(raw string) any {
 // human review by choosing another role).
 func reviewRoleFits(p models.Project, kind, role string) error {
 	if p.RequiresHumanReview(kind) && role != models.RoleHuman {
-		return &ToolError{Code: CodeForbidden, Pointer: "/role", Reason: "human_review_required",
+		return &ToolError{Code: CodeForbidden, Pointer: "/role", Reason: ReasonHumanReviewRequired,
 			Message: "this project's " + kind + " reviews are human: request role human, which an operator answers"}
 	}
 	if role != kind+"_reviewer" && role != models.RoleHuman && role != "automated_check" {

@@ -155,7 +155,7 @@ func (s *Service) projectStatus(ctx context.Context, c *Call, p models.Project) 
 		// The reference's words: no wave exists yet, so the action is to
 		// start one, not to fan out its (non-existent) lens subagents.
 		gate, next, allowed = "reflection_required", "start_project_reflection_before_next_experiment", []string{"reflection.create", "claim.create", "workflow.status_and_next"}
-		blocked = []gateengine.Blocked{{Action: "experiment.create", Reason: "reflection_required"}}
+		blocked = []gateengine.Blocked{{Action: "experiment.create", Reason: ReasonReflectionRequired}}
 	case len(live) > 0:
 		// The reference's word: tend the live experiments (each one's
 		// status_and_next names its own next action).

@@ -44,6 +44,15 @@ const (
 	// ReasonReviewSessionBound: a review session is answered only by the
 	// credential that started it.
 	ReasonReviewSessionBound = "review_session_bound"
+	// ReasonHumanReview: a human review is answered by an operator, not by
+	// an agent key.
+	ReasonHumanReview = "human_review"
+	// ReasonSelfReview: the credential that requested a review cannot
+	// review it.
+	ReasonSelfReview = "self_review"
+	// ReasonHumanReviewRequired: the project's reviews of this kind are
+	// human, so only role human may be requested.
+	ReasonHumanReviewRequired = "human_review_required"
 )
 
 // Target types a review or an artifact attaches to.

@@ -169,13 +169,6 @@ func checkGraph(content []byte) []string {
 	return nil
 }
 
-// FilledTemplate returns a template with its placeholders replaced: what a
-// diligent agent would upload. Tests and examples use it.
-func FilledTemplate(role string) string {
-	t := Templates[role]
-	return strings.ReplaceAll(t.Text, Placeholder, "Filled:")
-}
-
 func init() {
 	for role, t := range Templates {
 		t.Sections = t.sections

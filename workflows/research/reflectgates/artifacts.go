@@ -229,9 +229,3 @@ func TLDR(role string, content []byte) string {
 	}
 	return out
 }
-
-// FilledTemplate returns a template with its placeholders replaced: what a
-// diligent agent would upload. Tests use it.
-func FilledTemplate(role string) string {
-	return strings.ReplaceAll(Templates[role].Text, gates.Placeholder, "Filled:")
-}
