@@ -170,7 +170,7 @@ func (s *Service) projectStatus(ctx context.Context, c *Call, p models.Project) 
 	// (checkLimits), so it is blocked, not allowed, while the limit holds.
 	if len(live) >= maxOpenExperiments {
 		if i := slices.Index(allowed, "experiment.create"); i >= 0 {
-			allowed = slices.Delete(slices.Clone(allowed), i, i+1)
+			allowed = slices.Delete(allowed, i, i+1)
 			blocked = append(blocked, gateengine.Blocked{Action: "experiment.create", Reason: ReasonProjectLimit})
 		}
 	}

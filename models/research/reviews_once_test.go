@@ -21,12 +21,10 @@ func createConcurrently(db *gorm.DB, reqs []research.ReviewRequest) []error {
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for i, r := range reqs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			<-start
 			errs[i] = research.CreateReviewRequest(context.Background(), db, r)
-		}()
+		})
 	}
 	close(start)
 	wg.Wait()
@@ -76,10 +74,10 @@ func checkOneOpen(t *testing.T, db *gorm.DB, reqs []research.ReviewRequest, errs
 	}
 }
 
-// TestCreateReviewRequest_ConcurrentRolesOneWins: concurrent requests of
-// one kind for one target, each with its own role: exactly one is stored,
-// every other call gets the review_pending conflict.
-func TestCreateReviewRequest_ConcurrentRolesOneWins(t *testing.T) {
+// raceRequests runs five rounds of eight concurrent requests of one kind
+// for one target, request i with role(i), and checks each round with
+// checkOneOpen.
+func raceRequests(t *testing.T, role func(i int) string, exact bool) {
 	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
 		for round := range 5 {
 			if err := db.Exec("DELETE FROM research_review_requests").Error; err != nil {
@@ -87,27 +85,23 @@ func TestCreateReviewRequest_ConcurrentRolesOneWins(t *testing.T) {
 			}
 			reqs := make([]research.ReviewRequest, 8)
 			for i := range reqs {
-				reqs[i] = openRequest(fmt.Sprintf("rr_%d_%d", round, i), fmt.Sprintf("reviewer_%d", i), time.Now().Add(time.Hour))
+				reqs[i] = openRequest(fmt.Sprintf("rr_%d_%d", round, i), role(i), time.Now().Add(time.Hour))
 			}
-			checkOneOpen(t, db, reqs, createConcurrently(db, reqs), true)
+			checkOneOpen(t, db, reqs, createConcurrently(db, reqs), exact)
 		}
 	})
+}
+
+// TestCreateReviewRequest_ConcurrentRolesOneWins: concurrent requests of
+// one kind for one target, each with its own role: exactly one is stored,
+// every other call gets the review_pending conflict.
+func TestCreateReviewRequest_ConcurrentRolesOneWins(t *testing.T) {
+	raceRequests(t, func(i int) string { return fmt.Sprintf("reviewer_%d", i) }, true)
 }
 
 // TestCreateReviewRequest_ConcurrentSameRoleOneOpen: concurrent requests of
 // one role leave one open request (a later one supersedes an earlier; one
 // that overlaps the winner is refused).
 func TestCreateReviewRequest_ConcurrentSameRoleOneOpen(t *testing.T) {
-	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
-		for round := range 5 {
-			if err := db.Exec("DELETE FROM research_review_requests").Error; err != nil {
-				t.Fatal(err)
-			}
-			reqs := make([]research.ReviewRequest, 8)
-			for i := range reqs {
-				reqs[i] = openRequest(fmt.Sprintf("rr_%d_%d", round, i), "design_reviewer", time.Now().Add(time.Hour))
-			}
-			checkOneOpen(t, db, reqs, createConcurrently(db, reqs), false)
-		}
-	})
+	raceRequests(t, func(int) string { return "design_reviewer" }, false)
 }
