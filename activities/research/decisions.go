@@ -131,6 +131,7 @@ func (a *DecisionActivities) review(ctx context.Context, q wf.DecisionQuery) (wf
 			return wf.DecisionRecord{}, &pendingError{"review session " + s.ID + " has no verdict"}
 		}
 		rec.Verdict, rec.ReturnTo, rec.Synopsis, rec.Notes = s.Verdict, s.ReturnTo, s.Synopsis, s.Notes
+		rec.SubmittedAt = s.SubmittedAt.UTC()
 		if s.FindingsJSON != "" {
 			_ = json.Unmarshal([]byte(s.FindingsJSON), &rec.Findings)
 		}

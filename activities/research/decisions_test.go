@@ -116,7 +116,8 @@ func TestVerifyDecision_OnlyARecordTheApiWroteBacksAGateSignal(t *testing.T) {
 		}
 		rec, err = verifyIn(t, db, q(wf.ReviewVerdictSignal, "rr_ok", now))
 		if err != nil || rec.Review == nil || rec.Review.Verdict != "needs_changes" || rec.Review.ReturnTo != "planned" ||
-			rec.Review.Synopsis != "the record's synopsis" || rec.Review.SnapshotToken != "snap" || len(rec.Review.Findings) != 1 || rec.Review.Evidence["read"] == nil {
+			rec.Review.Synopsis != "the record's synopsis" || rec.Review.SnapshotToken != "snap" || len(rec.Review.Findings) != 1 || rec.Review.Evidence["read"] == nil ||
+			rec.Review.SubmittedAt.IsZero() {
 			t.Errorf("answered review: %+v, %v", rec.Review, err)
 		}
 		rec, err = verifyIn(t, db, q(wf.ReviewRequestedSignal, "rr_asked", now))

@@ -64,9 +64,15 @@ func (c *core[S]) reviewVerdict(now time.Time, v ReviewVerdict) {
 
 // reviewRecorded applies a review request as the database holds it: a
 // live request becomes the kind's current review, a started one its
-// session, a submitted one its verdict, once.
-func (c *core[S]) reviewRecorded(now time.Time, r ReviewRecord) {
+// session, a submitted one its verdict, once. Under rules.databaseClock
+// a verdict is judged by when the database recorded it (recordedVerdict)
+// and a started request of a second role cannot displace an open one.
+func (c *core[S]) reviewRecorded(now time.Time, r ReviewRecord, rules recordRules) {
 	if c.pending() != r.Kind {
+		return
+	}
+	if rules.databaseClock && r.Status == RecordSubmitted && !r.SubmittedAt.IsZero() {
+		c.recordedVerdict(now, r)
 		return
 	}
 	if !r.ExpiresAt.IsZero() && !now.Before(r.ExpiresAt) {
@@ -81,6 +87,9 @@ func (c *core[S]) reviewRecorded(now time.Time, r ReviewRecord) {
 		}
 	case RecordStarted:
 		if cur.RequestID != r.RequestID {
+			if rules.databaseClock && heldByOtherRole(cur, r, now) {
+				return
+			}
 			c.reviewRequested(requested)
 		}
 		c.reviewStarted(ReviewStarted{Kind: r.Kind, RequestID: r.RequestID})

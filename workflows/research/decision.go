@@ -82,6 +82,10 @@ type ReviewRecord struct {
 	// Findings and Evidence are review.submit's, kept for the producer.
 	Findings []any          `json:"findings,omitempty"`
 	Evidence map[string]any `json:"evidence,omitempty"`
+	// SubmittedAt is when the database recorded the verdict; the api
+	// accepted it only before ExpiresAt. Zero on records of older
+	// activities and of requests not yet answered.
+	SubmittedAt time.Time `json:"submitted_at,omitzero"`
 }
 
 // RejectedSignal is a gate-opening signal no record backed.

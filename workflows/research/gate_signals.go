@@ -27,7 +27,7 @@ type reviewSink interface {
 	reviewRequested(ReviewRequested)
 	reviewStarted(ReviewStarted)
 	reviewVerdict(time.Time, ReviewVerdict)
-	reviewRecorded(time.Time, ReviewRecord)
+	reviewRecorded(time.Time, ReviewRecord, recordRules)
 }
 
 // gatedRecord applies the verified record of one signal; applied, when
@@ -48,7 +48,7 @@ func (g *signalGate) apply(ctx workflow.Context, signal string, rec DecisionReco
 	if r, ok := g.records[signal]; ok {
 		r.apply(rec)
 	} else if rec.Review != nil {
-		g.reviews.reviewRecorded(workflow.Now(ctx), *rec.Review)
+		g.reviews.reviewRecorded(workflow.Now(ctx), *rec.Review, recordRulesOf(ctx))
 	}
 }
 
