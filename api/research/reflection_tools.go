@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"time"
 
 	"go.temporal.io/sdk/client"
 
@@ -65,6 +66,10 @@ func reflectionCreate(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The wave's created_at is when its corpus was read, the next wave's
+	// cutoff (models.LastPublishedAt): what finishes later is the next
+	// wave's.
+	snapshotAt := time.Now().UTC()
 	corpus, err := s.snapshotCorpus(ctx, p.ID)
 	if err != nil {
 		return nil, err
@@ -76,7 +81,7 @@ func reflectionCreate(ctx context.Context, s *Service, c *Call) (any, error) {
 	lj, _ := json.Marshal(lenses)
 	cj, _ := json.Marshal(corpus)
 	r := models.Reflection{ID: models.NewID("refl_"), ProjectID: p.ID, Title: in.Title, Status: string(rg.Reflecting),
-		LensesJSON: string(lj), CorpusJSON: string(cj)}
+		LensesJSON: string(lj), CorpusJSON: string(cj), CreatedAt: snapshotAt}
 	err = models.CreateReflection(ctx, s.DB, r, func() error {
 		_, err := s.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: wf.ReflectionWorkflowID(r.ID), TaskQueue: s.Config.TaskQueue},
 			wf.ReflectionWorkflowName, wf.ReflectionInput{ProjectID: p.ID, ReflectionID: r.ID, Title: in.Title, Lenses: lenses, Corpus: ids})

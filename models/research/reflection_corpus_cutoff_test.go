@@ -40,6 +40,10 @@ func TestNextWaveCorpus_KeepsWhatFinishedWhileTheLastWaveWasOpen(t *testing.T) {
 			// Finished after the snapshot but before the publish.
 			finished("exp_while_open", "failed", 4, at(15)),
 			finished("exp_after_publish", "abandoned", 5, at(25)),
+			// Finished 20 s before the snapshot's created_at yet missing
+			// from its corpus: it finished while reflection.create was
+			// storing the wave, or its finished_at came from a slower clock.
+			finished("exp_in_the_snapshot_gap", "complete", 7, func() *time.Time { v := at(10).Add(-20 * time.Second); return &v }()),
 			finished("exp_running", "running", 6, nil),
 			&research.Experiment{ID: "exp_other_project", ProjectID: "prj_other", Name: "other", Status: "complete", FinishedAt: at(30)},
 		)
@@ -52,13 +56,13 @@ func TestNextWaveCorpus_KeepsWhatFinishedWhileTheLastWaveWasOpen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sameIDs(t, "next corpus", ids(corpus, func(e research.Experiment) string { return e.ID }), []string{"exp_while_open", "exp_after_publish"})
+		sameIDs(t, "next corpus", ids(corpus, func(e research.Experiment) string { return e.ID }), []string{"exp_while_open", "exp_after_publish", "exp_in_the_snapshot_gap"})
 		n, err := research.CountFinishedSince(ctx, db, "prj_w", since)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n != 2 {
-			t.Fatalf("finished since the last published wave = %d, want 2 (the next corpus)", n)
+		if n != 3 {
+			t.Fatalf("finished since the last published wave = %d, want 3 (the next corpus)", n)
 		}
 		if since == nil || !since.Equal(*at(10)) {
 			t.Fatalf("cutoff = %v, want the published wave's snapshot (created_at) %v", since, *at(10))

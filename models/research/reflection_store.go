@@ -94,10 +94,18 @@ func FinishedSince(ctx context.Context, db *gorm.DB, projectID string, since *ti
 	return out, finishedSince(db.WithContext(ctx), projectID, since, reflected).Order("created_at").Find(&out).Error
 }
 
+// corpusCutoffMargin widens the cutoff back in time. An experiment that
+// finished just before a wave's created_at yet is not in its corpus (it
+// finished while reflection.create was between reading the corpus and
+// storing the wave, or the worker's clock that stamped finished_at runs
+// behind the api's) belongs to the next wave; the published corpora's
+// ids keep the margin from counting any experiment twice.
+const corpusCutoffMargin = time.Minute
+
 func finishedSince(q *gorm.DB, projectID string, since *time.Time, reflected []string) *gorm.DB {
 	q = q.Where("project_id = ? AND status IN ?", projectID, []string{"complete", "failed", "abandoned"})
 	if since != nil {
-		q = q.Where("finished_at IS NULL OR finished_at > ?", *since)
+		q = q.Where("finished_at IS NULL OR finished_at > ?", since.Add(-corpusCutoffMargin))
 	}
 	if len(reflected) > 0 {
 		q = q.Where("id NOT IN ?", reflected)
