@@ -97,5 +97,9 @@ func (a *SandboxActivities) RecordSandbox(ctx context.Context, r wf.SandboxRecor
 	if err := a.DB.WithContext(ctx).Where("uid = ?", r.UID).Take(&sb).Error; err != nil {
 		return err
 	}
-	return researchclient.NotifySandboxActivity(ctx, a.Temporal, sb.ExperimentID, r.UID, r.Status == models.SandboxRunning)
+	report := wf.SandboxActivity{SandboxUID: r.UID, Running: r.Status == models.SandboxRunning}
+	if !report.Running {
+		report.Ended = r.EndReason
+	}
+	return researchclient.NotifySandboxReport(ctx, a.Temporal, sb.ExperimentID, report)
 }

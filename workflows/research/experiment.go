@@ -1,8 +1,6 @@
 package research
 
 import (
-	"slices"
-
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
@@ -112,19 +110,13 @@ func (w *experiment) dependencySettled(d DependencySettled) {
 	w.changed()
 }
 
-// sandboxActivity records an attached sandbox starting or stopping to run;
-// a report that changes nothing changes nothing (signals may repeat).
+// sandboxActivity records an attached sandbox starting, stopping or
+// ending abnormally (ExperimentState.SandboxReported); a report that
+// changes nothing changes nothing (signals may repeat).
 func (w *experiment) sandboxActivity(a SandboxActivity) {
-	i, found := slices.BinarySearch(w.state.SandboxesRunning, a.SandboxUID)
-	switch {
-	case a.Running && !found:
-		w.state.SandboxesRunning = slices.Insert(w.state.SandboxesRunning, i, a.SandboxUID)
-	case !a.Running && found:
-		w.state.SandboxesRunning = slices.Delete(w.state.SandboxesRunning, i, i+1)
-	default:
-		return
+	if w.state.SandboxReported(a.SandboxUID, a.Running, a.Ended) {
+		w.dirty = true // the gate changes; the experiment's revision does not
 	}
-	w.dirty = true // the gate changes; the experiment's revision does not
 }
 
 func evidenceString(ev map[string]any, key string) string {

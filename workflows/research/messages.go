@@ -60,6 +60,11 @@ type DependencySettled struct {
 type SandboxActivity struct {
 	SandboxUID string `json:"sandbox_uid"`
 	Running    bool   `json:"running"`
+	// Ended says how a stopped sandbox ended (its SandboxState.EndReason:
+	// expired, provisioning_failed, released; or reaped, lost); empty
+	// while it runs, for a detach, and in every report sent before the
+	// field. Anything but released is an abnormal end (retry_running).
+	Ended string `json:"ended,omitempty"`
 }
 
 // ExperimentRecord is what RecordExperimentActivity mirrors into the database.

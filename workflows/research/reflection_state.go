@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
+	"github.com/gatehouse/gatehouse/workflows/research/gates"
 	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
 
@@ -125,6 +126,13 @@ func (s *ReflectionState) Facts() gateengine.Facts {
 	}
 	if rk, ok := rg.ReviewKinds[s.Status]; ok {
 		reviewFact(f, rk.Evidence, s.Reviews[rk.Kind], s.SnapshotToken)
+	}
+	if lastVerdictFailed(s.RevisionContext, s.History, gates.Status(rg.ReflectionReview)) && unrevised(s.History, s.Artifacts, s.Attempt) {
+		f[rg.EvReflectionFailed] = gateengine.Satisfied
+	}
+	// A consolidation review's work is the next proposal revision.
+	if lastVerdictFailed(s.RevisionContext, s.History, gates.Status(rg.Consolidating)) && f[rg.EvProposal] != gateengine.Satisfied {
+		f[rg.EvConsolidationFailed] = gateengine.Satisfied
 	}
 	if a := s.Advance; a != nil {
 		switch a.Status {

@@ -204,6 +204,7 @@ func (w *sandboxRun) record(ctx workflow.Context) error {
 		StartToCloseTimeout: 30 * time.Second,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
 	})
-	rec := SandboxRecord{UID: w.state.UID, Status: w.state.Status, Endpoint: w.state.Endpoint, ExpiresAt: w.state.ExpiresAt, Error: w.state.Error}
+	rec := SandboxRecord{UID: w.state.UID, Status: w.state.Status, Endpoint: w.state.Endpoint, ExpiresAt: w.state.ExpiresAt, Error: w.state.Error,
+		EndReason: w.state.EndReason}
 	return workflow.ExecuteActivity(actx, RecordSandboxActivity, rec).Get(ctx, nil)
 }

@@ -90,4 +90,7 @@ type SandboxRecord struct {
 	Endpoint  SandboxEndpoint
 	ExpiresAt time.Time
 	Error     string
+	// EndReason is why the sandbox ended (SandboxState.EndReason), which
+	// the attached experiment learns (SandboxActivity.Ended).
+	EndReason string `json:",omitempty"`
 }

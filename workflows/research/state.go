@@ -1,6 +1,7 @@
 package research
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -89,8 +90,24 @@ type ExperimentState struct {
 	// SandboxesRunning are the attached sandboxes reported running
 	// (SandboxActivitySignal), sorted; any makes the gate execution_active.
 	SandboxesRunning []string `json:"sandboxes_running,omitempty"`
+	// SandboxInterrupted is the last attached sandbox to stop, if it
+	// ended abnormally while the experiment ran (see SandboxReported).
+	SandboxInterrupted *SandboxInterruption `json:"sandbox_interrupted,omitempty"`
 	// RejectedSignals are gate-opening signals no authenticated record backed.
 	RejectedSignals []RejectedSignal `json:"rejected_signals,omitempty"`
+}
+
+// SandboxInterruption is an attached sandbox that ended abnormally while
+// its experiment ran. It asks for retry_running until a result of the
+// attempt lands, a sandbox runs again or the experiment moves on.
+type SandboxInterruption struct {
+	SandboxUID string `json:"sandbox_uid"`
+	// Ended says how it ended (a SandboxEnd* reason other than released,
+	// or the reaper's word for a machine it found orphaned).
+	Ended string `json:"ended"`
+	// HistoryLen is len(History) when it ended: once a transition grew
+	// History (retry_running, or any other), it asks for nothing.
+	HistoryLen int `json:"history_len"`
 }
 
 // ReviewKindOf returns the review kind pending at a status ("" if none),
@@ -138,6 +155,15 @@ func (s *ExperimentState) Facts() gateengine.Facts {
 	if len(s.SandboxesRunning) > 0 {
 		f[gates.EvSandboxRunning] = gateengine.Satisfied
 	}
+	if s.interrupted() {
+		f[gates.EvSandboxInterrupted] = gateengine.Satisfied
+	}
+	if s.failedUnrevised(gates.DesignReview) {
+		f[gates.EvDesignFailed] = gateengine.Satisfied
+	}
+	if s.failedUnrevised(gates.ExperimentReview) {
+		f[gates.EvAttemptFailed] = gateengine.Satisfied
+	}
 	if kind := ReviewKindOf(s.Status); kind != "" {
 		reviewFact(f, gates.ReviewEvidence[s.Status], s.Reviews[kind], s.SnapshotToken)
 	}
@@ -146,3 +172,53 @@ func (s *ExperimentState) Facts() gateengine.Facts {
 
 // Decision evaluates the current gate.
 func (s *ExperimentState) Decision() gateengine.Decision { return gates.Evaluate(s.Status, s.Facts()) }
+
+// failedUnrevised reports whether the review at status from failed the
+// experiment last and no artifact landed since (see unrevised).
+func (s *ExperimentState) failedUnrevised(from gates.Status) bool {
+	return lastVerdictFailed(s.RevisionContext, s.History, from) && unrevised(s.History, s.Artifacts, s.Attempt)
+}
+
+// SandboxReported applies an attached sandbox's activity report (the
+// SandboxActivitySignal payload): running, it joins SandboxesRunning;
+// stopped, it leaves them. ended says how a stopped sandbox ended: ""
+// for a detach or a report of no end, SandboxEndReleased for the agent's
+// release, anything else (expired, provisioning_failed, reaped, lost) an
+// abnormal end. The last sandbox to stop while the experiment runs
+// decides SandboxInterrupted: an abnormal end records it, any other
+// report clears it, and a repeat of the recorded one changes nothing
+// (signals may repeat). It answers whether the gate may have changed; a
+// report without ended (every report recorded before the field) changes
+// only SandboxesRunning, as before.
+func (s *ExperimentState) SandboxReported(uid string, running bool, ended string) bool {
+	changed := false
+	i, found := slices.BinarySearch(s.SandboxesRunning, uid)
+	switch {
+	case running && !found:
+		s.SandboxesRunning, changed = slices.Insert(s.SandboxesRunning, i, uid), true
+	case !running && found:
+		s.SandboxesRunning, changed = slices.Delete(s.SandboxesRunning, i, i+1), true
+	}
+	in := s.SandboxInterrupted
+	switch {
+	case !running && ended != "" && ended != SandboxEndReleased && s.Status == gates.Running:
+		if in == nil || in.SandboxUID != uid {
+			s.SandboxInterrupted, changed = &SandboxInterruption{SandboxUID: uid, Ended: ended, HistoryLen: len(s.History)}, true
+		}
+	case in != nil:
+		s.SandboxInterrupted, changed = nil, true
+	}
+	return changed
+}
+
+// interrupted reports whether SandboxInterrupted asks for retry_running
+// now: the experiment still runs, with no sandbox running and no result
+// of its attempt, and no transition came since the sandbox ended.
+func (s *ExperimentState) interrupted() bool {
+	in := s.SandboxInterrupted
+	if in == nil || s.Status != gates.Running || len(s.SandboxesRunning) > 0 || len(s.History) != in.HistoryLen {
+		return false
+	}
+	r, ok := s.Artifacts[string(gates.EvResult)]
+	return !ok || r.Attempt != s.Attempt
+}

@@ -2,7 +2,9 @@
 // (packages gates and reflectgates). A machine is data: per open status an
 // ordered list of requirements, each naming the gate code, next action and
 // allowed tools shown while it is unmet, plus the status's forward
-// transition once all are met and the side transitions it always offers.
+// transition once all are met, the side transitions it always offers and
+// the overrides that point the next action at one of those while a
+// condition holds.
 // Evaluate walks a machine's table, Check decides whether a transition may
 // run, and RouteVerdict sends a reviewer's verdict along a domain's routes.
 // Each domain keeps only its table and its verdict routes. The package is

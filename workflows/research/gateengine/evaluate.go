@@ -25,7 +25,8 @@ type Decision struct {
 }
 
 // Evaluate picks the gate of status given facts: the first unmet
-// requirement names it; with all met, the forward transition does.
+// requirement names it; with all met, the forward transition does. An
+// override of the stage that holds then changes the next action only.
 func (m *Machine[S]) Evaluate(status S, f Facts) Decision {
 	st, ok := m.StageOf(status)
 	if !ok {
@@ -64,6 +65,7 @@ func (m *Machine[S]) Evaluate(status S, f Facts) Decision {
 		}
 		d.Transitions = append(d.Transitions, side)
 	}
+	override(&d, st.Overrides, f)
 	if len(d.Transitions) > 0 && !slices.Contains(d.AllowedTools, m.TransitionTool) {
 		d.AllowedTools = append(d.AllowedTools, m.TransitionTool)
 	}

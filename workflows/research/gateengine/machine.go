@@ -48,6 +48,9 @@ type Stage[S Status] struct {
 	Forward      Forward
 	// Side lists transitions allowed at any gate of the status.
 	Side []string
+	// Overrides change the next action at any gate of the status while
+	// their condition holds; the first that holds wins.
+	Overrides []Override
 }
 
 // Move is where a transition takes a target; which statuses it leaves is

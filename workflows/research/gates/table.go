@@ -35,6 +35,25 @@ const (
 	EvSandboxRunning gateengine.Evidence = "sandbox_running"
 )
 
+// Conditions of an experiment's overrides: each is Satisfied while the
+// agent's next step is a side transition of the status rather than its
+// gate's own action (see ExperimentState.Facts for how each is derived).
+const (
+	// EvSandboxInterrupted holds while the experiment runs with no result
+	// of its attempt and no sandbox running, and the last attached sandbox
+	// to stop ended abnormally (failed, expired, reaped, lost) after the
+	// latest transition: the approved plan still stands, so retry_running.
+	EvSandboxInterrupted gateengine.Evidence = "sandbox_interrupted"
+	// EvAttemptFailed holds while the experiment review's last verdict was
+	// fail and no artifact landed since: the reviewer judged the attempt
+	// failed, so mark_experiment_failed.
+	EvAttemptFailed gateengine.Evidence = "attempt_failed"
+	// EvDesignFailed holds while the design review's last verdict was fail
+	// and no artifact landed since: the design was judged unworkable, so
+	// abandon_experiment.
+	EvDesignFailed gateengine.Evidence = "design_failed"
+)
+
 // Transition names.
 const (
 	TSubmitDesign    = "submit_design"
@@ -63,6 +82,10 @@ var Table = []gateengine.Stage[Status]{
 		},
 		Forward: gateengine.Forward{Transition: TSubmitDesign, Gate: "design_review_required", NextAction: "submit_design_for_review", AllowedTools: []string{toolTransition}},
 		Side:    []string{TAbandon, TMarkFailed},
+		Overrides: []gateengine.Override{
+			{When: EvDesignFailed, NextAction: "abandon_experiment", Transition: TAbandon},
+			{When: EvAttemptFailed, NextAction: "mark_experiment_failed", Transition: TMarkFailed},
+		},
 	},
 	{
 		Status: DesignReview,
@@ -90,6 +113,10 @@ var Table = []gateengine.Stage[Status]{
 		},
 		Forward: gateengine.Forward{Transition: TSubmitResults, Gate: "experiment_review_required", NextAction: "submit_results_for_review", AllowedTools: []string{toolTransition}},
 		Side:    []string{TRetryRunning, TAbandon, TMarkFailed},
+		Overrides: []gateengine.Override{
+			{When: EvAttemptFailed, NextAction: "mark_experiment_failed", Transition: TMarkFailed},
+			{When: EvSandboxInterrupted, NextAction: "retry_running", Transition: TRetryRunning},
+		},
 	},
 	{
 		Status: ExperimentReview,

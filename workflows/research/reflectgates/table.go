@@ -30,6 +30,19 @@ const (
 	EvCentralAdvance      gateengine.Evidence = "central_advance"
 )
 
+// Conditions of a wave's overrides: each is Satisfied while the wave's
+// next step is its abandon transition rather than its gate's own action
+// (see ReflectionState.Facts for how each is derived).
+const (
+	// EvReflectionFailed holds while the reflection review's last verdict
+	// was fail and no artifact landed since: abandon_reflection.
+	EvReflectionFailed gateengine.Evidence = "reflection_failed"
+	// EvConsolidationFailed holds while the consolidation review's last
+	// verdict was fail and no proposal of the new revision came since:
+	// abandon_reflection.
+	EvConsolidationFailed gateengine.Evidence = "consolidation_failed"
+)
+
 // Transition names (the reflection.transition argument).
 const (
 	TSubmitReflections         = "submit_reflections"
@@ -55,8 +68,9 @@ var Table = []gateengine.Stage[Status]{
 		Requirements: []gateengine.Requirement{
 			{Evidence: EvLensDocs, Kind: gateengine.KindLenses, Gate: "reflection_roster_incomplete", NextAction: "fan_out_reflection_subagents", AllowedTools: []string{toolGet, toolArtifact}},
 		},
-		Forward: gateengine.Forward{Transition: TSubmitReflections, Gate: "reflections_complete", NextAction: "submit_reflections", AllowedTools: []string{toolTransition}},
-		Side:    []string{TAbandon},
+		Forward:   gateengine.Forward{Transition: TSubmitReflections, Gate: "reflections_complete", NextAction: "submit_reflections", AllowedTools: []string{toolTransition}},
+		Side:      []string{TAbandon},
+		Overrides: []gateengine.Override{{When: EvReflectionFailed, NextAction: "abandon_reflection", Transition: TAbandon}},
 	},
 	{
 		Status: Synthesizing,
@@ -65,8 +79,9 @@ var Table = []gateengine.Stage[Status]{
 			{Evidence: EvReflectionDoc, Kind: gateengine.KindArtifact, Gate: "reflection_doc_required", NextAction: "write_and_submit_reflection_doc", AllowedTools: []string{toolGet, toolArtifact}},
 			{Evidence: EvChangeSpec, Kind: gateengine.KindArtifact, Gate: "change_spec_required", NextAction: "write_and_submit_change_spec", AllowedTools: []string{toolGet, toolArtifact}},
 		},
-		Forward: gateengine.Forward{Transition: TSubmitReflectionArtifacts, Gate: "reflection_review_required", NextAction: "submit_reflection_artifacts", AllowedTools: []string{toolTransition}},
-		Side:    []string{TAbandon},
+		Forward:   gateengine.Forward{Transition: TSubmitReflectionArtifacts, Gate: "reflection_review_required", NextAction: "submit_reflection_artifacts", AllowedTools: []string{toolTransition}},
+		Side:      []string{TAbandon},
+		Overrides: []gateengine.Override{{When: EvReflectionFailed, NextAction: "abandon_reflection", Transition: TAbandon}},
 	},
 	{
 		Status: ReflectionReview,
@@ -88,8 +103,9 @@ var Table = []gateengine.Stage[Status]{
 		},
 		// The workflow publishes by itself once the advance is bound (the
 		// runner's publish); the publish transition asks for it explicitly.
-		Forward: gateengine.Forward{Transition: TPublish, Gate: "consolidation_review_passed", NextAction: "wait_for_runner_publish", AllowedTools: []string{toolTransition}},
-		Side:    []string{TAbandon},
+		Forward:   gateengine.Forward{Transition: TPublish, Gate: "consolidation_review_passed", NextAction: "wait_for_runner_publish", AllowedTools: []string{toolTransition}},
+		Side:      []string{TAbandon},
+		Overrides: []gateengine.Override{{When: EvConsolidationFailed, NextAction: "abandon_reflection", Transition: TAbandon}},
 	},
 }
 

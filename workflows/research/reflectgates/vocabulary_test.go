@@ -1,6 +1,7 @@
 package reflectgates
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -16,35 +17,48 @@ var (
 	contractNext = []string{"fan_out_reflection_subagents", "submit_reflections", "update_and_submit_project_graph", "write_and_submit_reflection_doc",
 		"write_and_submit_change_spec", "submit_reflection_artifacts", "begin_consolidation", "submit_consolidation_proposal", "advance_central",
 		"wait_for_central_advance", "wait_for_runner_publish", "launch_reflection_reviewer", "wait_for_reflection_review",
-		"launch_consolidation_reviewer", "wait_for_consolidation_review"}
-	// abandon_reflection, the contract's last reflection next_action, is
-	// not produced: neither the contract nor the reference names a
-	// situation whose next step it is. It is always in allowed_actions as
-	// the abandon transition.
+		"launch_consolidation_reviewer", "wait_for_consolidation_review", "abandon_reflection"}
 )
 
-// produced walks every row of the table at every level and every
-// forward gate, collecting the gate codes and next actions it emits.
-func produced() (gateCodes, nexts []string) {
-	add := func(d gateengine.Decision) {
-		gateCodes, nexts = append(gateCodes, d.Gate), append(nexts, d.NextAction)
-	}
-	for _, st := range Table {
-		for i, r := range st.Requirements {
-			for _, lv := range []gateengine.Level{gateengine.Missing, gateengine.Invalid, gateengine.Requested, gateengine.Started} {
-				f := satisfiedBefore(st, i)
-				f[r.Evidence] = lv
-				add(Evaluate(st.Status, f))
-			}
+// situations are the facts of every situation of st: each row first
+// unmet at every level, and every row met, each with no override
+// condition and with each one alone.
+func situations(st gateengine.Stage[Status]) []gateengine.Facts {
+	var out []gateengine.Facts
+	with := func(f gateengine.Facts) {
+		out = append(out, f)
+		for _, o := range st.Overrides {
+			g := maps.Clone(f)
+			g[o.When] = gateengine.Satisfied
+			out = append(out, g)
 		}
-		add(Evaluate(st.Status, satisfiedBefore(st, len(st.Requirements))))
+	}
+	for i, r := range st.Requirements {
+		for _, lv := range []gateengine.Level{gateengine.Missing, gateengine.Invalid, gateengine.Requested, gateengine.Started} {
+			f := satisfiedBefore(st, i)
+			f[r.Evidence] = lv
+			with(f)
+		}
+	}
+	with(satisfiedBefore(st, len(st.Requirements)))
+	return out
+}
+
+// produced walks every situation of every stage, collecting the gate
+// codes and next actions it emits.
+func produced() (gateCodes, nexts []string) {
+	for _, st := range Table {
+		for _, f := range situations(st) {
+			d := Evaluate(st.Status, f)
+			gateCodes, nexts = append(gateCodes, d.Gate), append(nexts, d.NextAction)
+		}
 	}
 	return gateCodes, nexts
 }
 
 // TestVocabulary_EveryContractGateAndNextActionIsProducedAndNothingElse
 // walks the table: each code of the contract's lists comes out in some
-// situation, and what comes out is the contract's (or the reference's
+// situation (abandon_reflection too, by the overrides), and what comes out is the contract's (or the reference's
 // <review> status gate, <review>_passed, <role>_invalid / fix_<role>_artifact
 // and terminal/none).
 func TestVocabulary_EveryContractGateAndNextActionIsProducedAndNothingElse(t *testing.T) {
