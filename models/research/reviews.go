@@ -12,8 +12,11 @@ import (
 // CreateReviewRequest stores r and supersedes any open request for the same
 // target and role, in one transaction. One review of a kind is open per
 // target at a time: while an unexpired request of r's kind with another
-// role is open (a human review the agent would sidestep with a reviewer of
-// its own), r is refused with a conflict naming it, and nothing is written.
+// role is open on r's snapshot (a human review the agent would sidestep
+// with a reviewer of its own), r is refused with a conflict naming it, and
+// nothing is written. An open request of an older snapshot is superseded
+// whatever its role: its pass could never count, and status_and_next
+// already asks for a new review.
 //
 // Concurrent requests for one target are serialized (a PostgreSQL
 // transaction lock on the target, taken before the check; SQLite
@@ -28,8 +31,8 @@ func CreateReviewRequest(ctx context.Context, db *gorm.DB, r ReviewRequest) erro
 			}
 		}
 		var other ReviewRequest
-		err := tx.Where("target_type = ? AND target_id = ? AND kind = ? AND role <> ? AND status IN ? AND expires_at > ?",
-			r.TargetType, r.TargetID, r.Kind, r.Role, openReviewStatuses, time.Now().UTC()).Take(&other).Error
+		err := tx.Where("target_type = ? AND target_id = ? AND kind = ? AND role <> ? AND status IN ? AND expires_at > ? AND snapshot_token = ?",
+			r.TargetType, r.TargetID, r.Kind, r.Role, openReviewStatuses, time.Now().UTC(), r.SnapshotToken).Take(&other).Error
 		if err == nil {
 			return &Error{Code: CodeConflict, Field: "/role", Message: "a " + other.Role + " review of this target is open (" + other.ID +
 				"); one review of a kind at a time: wait for it, or let it expire", Details: map[string]any{"review_request_id": other.ID,
@@ -39,7 +42,8 @@ func CreateReviewRequest(ctx context.Context, db *gorm.DB, r ReviewRequest) erro
 			return err
 		}
 		if err := tx.Model(&ReviewRequest{}).
-			Where("target_type = ? AND target_id = ? AND role = ? AND status IN ?", r.TargetType, r.TargetID, r.Role, openReviewStatuses).
+			Where("target_type = ? AND target_id = ? AND status IN ? AND (role = ? OR (kind = ? AND snapshot_token <> ?))",
+				r.TargetType, r.TargetID, openReviewStatuses, r.Role, r.Kind, r.SnapshotToken).
 			Updates(map[string]any{"status": ReviewSuperseded, "updated_at": time.Now().UTC()}).Error; err != nil {
 			return err
 		}

@@ -52,3 +52,27 @@ func TestCreateReviewRequest_OneReviewOfAKindPerTargetAtATime(t *testing.T) {
 		}
 	})
 }
+
+// TestCreateReviewRequest_AStaleReviewOfAnotherRoleIsSuperseded: an open
+// human review of an older snapshot could never pass, so an agent's
+// request on the current snapshot supersedes it instead of being refused;
+// the human's later verdict then meets a superseded request, not a
+// recorded-and-ignored one.
+func TestCreateReviewRequest_AStaleReviewOfAnotherRoleIsSuperseded(t *testing.T) {
+	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
+		ctx := context.Background()
+		soon := time.Now().Add(time.Hour)
+		stale := openRequest("rr_human_old", "human", soon)
+		stale.SnapshotToken = "snapshot-before-the-new-plan"
+		if err := research.CreateReviewRequest(ctx, db, stale); err != nil {
+			t.Fatal(err)
+		}
+		if err := research.CreateReviewRequest(ctx, db, openRequest("rr_agent_now", "design_reviewer", soon)); err != nil {
+			t.Fatalf("a request on the current snapshot beside a stale human review: %v", err)
+		}
+		var old research.ReviewRequest
+		if db.Where("id = ?", "rr_human_old").Take(&old); old.Status != research.ReviewSuperseded {
+			t.Fatalf("the stale human review is %s, want superseded", old.Status)
+		}
+	})
+}

@@ -82,12 +82,12 @@ func (c *core[S]) reviewRecorded(now time.Time, r ReviewRecord, rules recordRule
 	requested := ReviewRequested{Kind: r.Kind, RequestID: r.RequestID, Role: r.Role, ExpiresAt: r.ExpiresAt, SnapshotToken: r.SnapshotToken}
 	switch r.Status {
 	case RecordRequested:
-		if cur.RequestID != r.RequestID && !heldByOtherRole(cur, r, now) {
+		if cur.RequestID != r.RequestID && !heldByOtherRole(cur, r, now, rules) {
 			c.reviewRequested(requested)
 		}
 	case RecordStarted:
 		if cur.RequestID != r.RequestID {
-			if rules.databaseClock && heldByOtherRole(cur, r, now) {
+			if rules.databaseClock && heldByOtherRole(cur, r, now, rules) {
 				return
 			}
 			c.reviewRequested(requested)

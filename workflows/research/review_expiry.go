@@ -62,8 +62,13 @@ func expireReviews(now time.Time, reviews map[string]ReviewState) bool {
 // heldByOtherRole: the kind's open review is another role's, unexpired.
 // One review of a kind is open at a time, so a request of a second role
 // (an agent's own reviewer beside a human review) cannot displace it and
-// leave the first one's verdict recorded but ignored.
-func heldByOtherRole(cur ReviewState, r ReviewRecord, now time.Time) bool {
+// leave the first one's verdict recorded but ignored. Under
+// rules.databaseClock a review of an older snapshot than r's holds
+// nothing: its pass could never count, and the api superseded it.
+func heldByOtherRole(cur ReviewState, r ReviewRecord, now time.Time, rules recordRules) bool {
+	if rules.databaseClock && cur.SnapshotToken != "" && r.SnapshotToken != "" && cur.SnapshotToken != r.SnapshotToken {
+		return false
+	}
 	return (cur.Status == ReviewStatusRequested || cur.Status == ReviewStatusStarted) && cur.Role != r.Role &&
 		(cur.ExpiresAt.IsZero() || now.Before(cur.ExpiresAt))
 }

@@ -15,8 +15,9 @@ const reviewRecordChange = "review-record-database-clock"
 type recordRules struct {
 	// databaseClock: a verdict counts when the database recorded it
 	// before its request expired, whatever the workflow's clock says when
-	// the record arrives; and a started request of a second role cannot
-	// displace the kind's open review.
+	// the record arrives; a started request of a second role cannot
+	// displace the kind's open review; and a review of an older snapshot
+	// holds nothing (heldByOtherRole).
 	databaseClock bool
 }
 

@@ -105,3 +105,31 @@ func (h *harness) snapshotToken() string {
 	st := h.state()
 	return st.SnapshotToken()
 }
+
+// TestExperiment_AReviewOfAnOlderSnapshotHoldsNothing: a human review
+// requested before the plan changed could never pass; the agent's request
+// on the current snapshot (which the api stored, superseding the human
+// one) becomes the kind's review, and its pass counts.
+func TestExperiment_AReviewOfAnOlderSnapshotHoldsNothing(t *testing.T) {
+	h := newHarness(t)
+	h.land("plan", true).transition(gates.TSubmitDesign, nil).
+		add(func() {
+			h.signal(ReviewRequestedSignal, ReviewRequested{Kind: "design", RequestID: "rr_human", Role: "human", SnapshotToken: h.snapshotToken()})
+		}).
+		land("plan", true).
+		add(func() {
+			h.signal(ReviewRequestedSignal, ReviewRequested{Kind: "design", RequestID: "rr_agent", Role: "design_reviewer", SnapshotToken: h.snapshotToken()})
+		}).
+		add(func() {
+			if r := h.state().Reviews["design"]; r.RequestID != "rr_agent" {
+				t.Errorf("a stale human review held the kind: %+v", r)
+			}
+			h.signal(ReviewStartedSignal, ReviewStarted{Kind: "design", RequestID: "rr_agent"})
+		}).
+		add(func() {
+			h.signal(ReviewVerdictSignal, ReviewVerdict{Kind: "design", RequestID: "rr_agent", Verdict: gateengine.VerdictPass, Synopsis: "ok"})
+		}).
+		expect(gates.DesignReview, gate("design_review_passed"), 0).
+		transition(gates.TAbandon, nil)
+	h.run(input)
+}
