@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/gatehouse/gatehouse/internal/researchclient"
 	"github.com/gatehouse/gatehouse/internal/sandbox"
@@ -248,23 +249,99 @@ func sandboxExtend(ctx context.Context, s *Service, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Temporal.SignalWorkflow(ctx, wf.SandboxWorkflowID(sb.UID), "", wf.SandboxExtendSignal, wf.SandboxExtend{Seconds: in.Seconds}); err != nil {
-		if temporalerr.Transient(err) {
-			return nil, &ToolError{Code: CodeUnavailable, Pointer: "/sandbox_uid", Message: "Temporal did not take the extension (unreachable); retry",
-				Details: map[string]any{"retryable": true}}
-		}
-		return nil, toolErr(CodeConflict, "/sandbox_uid", "sandbox %s no longer accepts extensions (it may have ended): %v", sb.UID, err)
-	}
-	after := before
-	deadline := time.Now().Add(5 * time.Second)
-	for after.Revision <= before.Revision && time.Now().Before(deadline) {
-		time.Sleep(40 * time.Millisecond)
-		if after, err = s.sandboxState(ctx, sb.UID); err != nil {
-			return nil, err
-		}
+	ext := wf.SandboxExtend{Seconds: int(wf.ExtendBy(in.Seconds).Seconds())}
+	after, err := s.extendSandbox(ctx, sb.UID, before, ext)
+	if err != nil {
+		return nil, err
 	}
 	return sandboxExtendResp{SandboxUID: sb.UID, Extended: after.Revision > before.Revision,
-		AddedSeconds: int(wf.ExtendBy(in.Seconds).Seconds()), ExpiresAt: after.ExpiresAt, Status: after.Status}, nil
+		AddedSeconds: ext.Seconds, ExpiresAt: after.ExpiresAt, Status: after.Status}, nil
+}
+
+// sandboxExtendWait bounds how long sandbox.extend retries its Update
+// through transient Temporal failures; the handler answers at once.
+// Tests shorten it.
+var sandboxExtendWait = 10 * time.Second
+
+// extendUpdateID is the Update ID of one sandbox.extend. The tool takes
+// no idempotency key, so the key is the sandbox, the state revision read
+// before the call and the seconds asked: the attempts of one call (retried
+// through a transient failure) share it and Temporal applies the first
+// only, while a later call reads a newer revision and extends again, as
+// the tool promises (each call adds time). Two calls that read the same
+// revision and ask the same seconds are taken as one.
+func extendUpdateID(uid string, revision, seconds int) string {
+	return fmt.Sprintf("%s/%s/r%d/%d", wf.SandboxExtendUpdate, uid, revision, seconds)
+}
+
+// extendSandbox sends SandboxExtendUpdate and answers the state the
+// workflow returned with the extension applied, retrying transient
+// failures under the same Update ID for sandboxExtendWait. A worker of a
+// release without the Update (a rolling deploy) is sent the signal and
+// answered from one state query instead.
+func (s *Service) extendSandbox(ctx context.Context, uid string, before wf.SandboxState, ext wf.SandboxExtend) (wf.SandboxState, error) {
+	opts := client.UpdateWorkflowOptions{WorkflowID: wf.SandboxWorkflowID(uid), UpdateID: extendUpdateID(uid, before.Revision, ext.Seconds),
+		UpdateName: wf.SandboxExtendUpdate, Args: []any{ext}, WaitForStage: client.WorkflowUpdateStageCompleted}
+	uctx, cancel := context.WithTimeout(ctx, sandboxExtendWait)
+	defer cancel()
+	var after wf.SandboxState
+	err := retryTransient(uctx, func() error {
+		h, err := s.Temporal.UpdateWorkflow(uctx, opts)
+		if err == nil {
+			err = h.Get(uctx, &after)
+		}
+		return err
+	})
+	if err != nil && strings.Contains(err.Error(), "unknown update") {
+		if err = s.Temporal.SignalWorkflow(ctx, wf.SandboxWorkflowID(uid), "", wf.SandboxExtendSignal, ext); err == nil {
+			return s.sandboxState(ctx, uid)
+		}
+	}
+	if err != nil {
+		return after, extendError(ctx, uid, err)
+	}
+	return after, nil
+}
+
+// retryTransient runs call until it succeeds, fails for a reason other
+// than a transient Temporal failure, or ctx ends (then the last error).
+func retryTransient(ctx context.Context, call func() error) error {
+	wait := 100 * time.Millisecond
+	for {
+		err := call()
+		if err == nil || !temporalerr.Transient(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
+}
+
+// extendError maps a failed extend: the validator's refusals to tool
+// errors at the field they are about, a sandbox whose workflow is gone to
+// a conflict, and Temporal out of reach to a retryable unavailable.
+func extendError(ctx context.Context, uid string, err error) error {
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) {
+		switch ae.Type() {
+		case wf.ErrTypeSandboxEnded:
+			return &ToolError{Code: CodeConflict, Pointer: "/sandbox_uid", Message: ae.Message()}
+		case wf.ErrTypeInvalidInput:
+			return invalid("/seconds", ae.Message())
+		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if temporalerr.Transient(err) {
+		return &ToolError{Code: CodeUnavailable, Pointer: "/sandbox_uid", Message: "Temporal did not take the extension (unreachable); retry",
+			Details: map[string]any{"retryable": true}}
+	}
+	return toolErr(CodeConflict, "/sandbox_uid", "sandbox %s no longer accepts extensions (it may have ended): %v", uid, err)
 }
 
 // sandboxState queries the sandbox workflow, the authority for expiry,

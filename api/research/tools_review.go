@@ -132,8 +132,9 @@ func reviewSubmit(ctx context.Context, s *Service, c *Call) (any, error) {
 }
 
 // recordVerdict checks v against the review's status, records it once and
-// signals the target's workflow; the one path of review.submit and of a
-// human verdict from the operator console.
+// notifies the target's workflow; the one path of review.submit and of a
+// human verdict from the operator console. Where the verdict moved the
+// target is read from the state the notice answers, not queried again.
 func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, req models.ReviewRequest, v Verdict) (*VerdictAnswer, error) {
 	kind, err := reviewTargetOf(req.TargetType)
 	if err != nil {
@@ -158,8 +159,39 @@ func (s *Service) recordVerdict(ctx context.Context, sess models.ReviewSession, 
 	if err != nil {
 		return nil, err
 	}
-	answered.answer(ctx, nil)
-	return verdictAnswer(sess, req, v, moved), nil
+	out := verdictAnswer(sess, req, v, moved)
+	var after noticedTarget
+	if answered.answer(ctx, &after) {
+		after.report(out, t.snapshot())
+	}
+	return out, nil
+}
+
+// noticedTarget is what review.submit reports of the state a verdict's
+// notice answers (an ExperimentState or a ReflectionState, decoded by
+// their shared JSON keys): where the target is once the verdict applied.
+type noticedTarget struct {
+	Status           string `json:"status"`
+	Attempt          int    `json:"attempt_index"`
+	ProposalRevision int    `json:"proposal_revision"`
+}
+
+// report replaces the move out predicts (from reviewTarget.moved) with the
+// one the workflow applied, seen against before, the target's snapshot
+// when the verdict was recorded: its status, whether its attempt and (for
+// a reflection) its proposal revision moved on. A verdict that moves
+// nothing keeps its answer without move keys; a state without a status
+// (none decoded) leaves the prediction. The workflow is the authority, so
+// a verdict it did not apply (its request no longer current) shows the
+// target where it stayed.
+func (a noticedTarget) report(out *VerdictAnswer, before targetSnapshot) {
+	if out.TargetStatus == nil || a.Status == "" {
+		return
+	}
+	out.TargetStatus, out.NewAttempt = ptr(a.Status), ptr(a.Attempt > before.Attempt)
+	if out.NewProposalRevision != nil && before.ProposalRevision != nil {
+		out.NewProposalRevision = ptr(a.ProposalRevision > *before.ProposalRevision)
+	}
 }
 
 // openSession opens the review session of a claimed request, once, if the

@@ -18,14 +18,17 @@ type sandboxRun struct {
 	pinned bool
 	// releases carries SandboxReleaseUpdate to the wait; provisioned and
 	// ended, once recorded, answer the Updates waiting for them.
-	releases           workflow.Channel
+	releases workflow.Channel
+	// extended wakes the wait after SandboxExtendUpdate moved the limit.
+	extended           workflow.Channel
 	provisioned, ended bool
 }
 
 // Sandbox is the workflow behind sandbox/<uid>. Provisioning and teardown
 // are retried activities; the time limit is a durable timer that
-// SandboxExtendSignal moves, never past the input's MaxLifetime; expiry or
-// SandboxReleaseSignal tears down. After SandboxContinueAfter signals, or
+// SandboxExtendUpdate (or SandboxExtendSignal) moves, never past the
+// input's MaxLifetime; expiry or SandboxReleaseSignal tears down. After
+// SandboxContinueAfter signals, or
 // when Temporal suggests it, a run continues as new with its state
 // (SandboxInput.Resume), so no number of extends grows one history
 // without bound.

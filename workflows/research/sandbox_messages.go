@@ -44,8 +44,10 @@ type SandboxEndpoint struct {
 	InspectToken string `json:",omitempty"`
 }
 
-// SandboxExtend asks for more time; Seconds ≤ 0 means the default, and
-// more than SandboxMaxExtend is capped.
+// SandboxExtend asks for more time. Sent as SandboxExtendSignal, Seconds
+// ≤ 0 means the default and more than SandboxMaxExtend is capped; as
+// SandboxExtendUpdate, Seconds must be 1 to SandboxMaxExtend (the caller
+// resolves the default with ExtendBy).
 type SandboxExtend struct {
 	Seconds int
 }
@@ -74,12 +76,13 @@ type SandboxState struct {
 	ExpiresAt time.Time
 	EndReason string
 	Error     string
-	// Extended is the total time added by extend signals.
+	// Extended is the total time added by extends (signals and Updates).
 	Extended time.Duration
 	// LifetimeEndsAt is the latest ExpiresAt any extend reaches
 	// (SandboxInput.MaxLifetime after the start; zero: no cap).
 	LifetimeEndsAt time.Time `json:",omitempty"`
-	// Revision counts applied signals, so a caller can await its own.
+	// Revision counts applied signals and extend Updates, so a caller can
+	// await its own.
 	Revision int
 }
 

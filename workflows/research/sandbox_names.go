@@ -8,7 +8,9 @@ const (
 	SandboxWorkflowName = "research.Sandbox"
 	// SandboxIDPrefix starts every sandbox workflow ID.
 	SandboxIDPrefix = "sandbox/"
-	// SandboxExtendSignal moves the time limit (payload SandboxExtend).
+	// SandboxExtendSignal moves the time limit (payload SandboxExtend);
+	// the api sends SandboxExtendUpdate instead, the signal stays for
+	// runs and clients that still send it.
 	SandboxExtendSignal = "sandbox-extend"
 	// SandboxReleaseSignal tears the sandbox down (payload SandboxRelease).
 	SandboxReleaseSignal = "sandbox-release"

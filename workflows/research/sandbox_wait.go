@@ -40,6 +40,7 @@ func (w *sandboxRun) waitForExpiryOrRelease(ctx workflow.Context) (reason string
 			c.Receive(ctx, &ext)
 			w.extend(ext)
 		})
+		sel.AddReceive(w.extended, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil) }) // the Update applied it
 		sel.AddReceive(ch.reprovision, func(c workflow.ReceiveChannel, _ bool) {
 			c.Receive(ctx, &SandboxReprovision{})
 			reprovision = true
