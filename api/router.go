@@ -9,7 +9,10 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/gatehouse/gatehouse/api/console"
+	"github.com/gatehouse/gatehouse/api/flylab"
 	"github.com/gatehouse/gatehouse/api/platform"
+	"github.com/gatehouse/gatehouse/api/research"
 	"github.com/gatehouse/gatehouse/api/rest"
 )
 
@@ -52,10 +55,41 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, mount := range []func(*rest.Router, Deps, *services) error{mountFlyLab, mountFlywheel, mountResearch, mountConsole} {
-		if err := mount(r, d, svc); err != nil {
-			return nil, err
-		}
+	// Both MCP endpoints refuse Host and Origin names other than loopback
+	// names, GATEHOUSE_PUBLIC_URL's host and GATEHOUSE_MCP_ALLOWED_HOSTS
+	// (DNS-rebinding protection).
+	mcpHosts := rest.NewHostPolicy(d.Config.PublicURL, d.Config.MCPAllowedHosts)
+	// FlyLab: MCP, REST, published documents, operator approval.
+	flylab.MountService(r.Group("", rest.GuardHosts(mcpHosts, "/mcp/flylab")), d, svc.flylab)
+	// The flywheel wire contract, operator rollout endpoints and the LLM gateway.
+	svc.flywheel.Mount(r, d)
+	// The research tools: MCP and REST.
+	research.MountService(r.Group("", rest.GuardHosts(mcpHosts, "/mcp/research")), d, svc.research, Version)
+	if err := mountConsole(r, d, svc); err != nil {
+		return nil, err
 	}
 	return &Server{Engine: engine, Document: doc}, nil
+}
+
+// mountConsole registers the operator console. Its pages read each domain
+// through the adapters of console.DomainSources; a domain this deployment
+// does not have shows as not available.
+func mountConsole(r *rest.Router, d Deps, svc *services) error {
+	sources, err := console.DomainSources(d, console.Services{FlyLab: svc.flylab, Flywheel: svc.flywheel, Research: svc.research})
+	if err != nil {
+		return err
+	}
+	c, err := console.New(console.Options{
+		DB:            d.DB,
+		Sources:       sources,
+		PublicURL:     d.Config.PublicURL,
+		TemporalUIURL: d.Config.TemporalUIURL,
+		Namespace:     d.Config.TemporalNamespace,
+		Log:           d.Log,
+	})
+	if err != nil {
+		return err
+	}
+	c.Mount(r)
+	return nil
 }

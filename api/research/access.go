@@ -92,7 +92,7 @@ func (s *Service) notify(ctx context.Context, experimentID, signal, recordID str
 	if s.restartedMissing(ctx, err, experimentID) {
 		n, err = s.sendNotice(ctx, wf.ExperimentWorkflowID(experimentID), signal, recordID, legacy)
 	}
-	return n, closedSignalError(ctx, s.DB, err, "experiment", experimentID, signal)
+	return n, closedSignalError(ctx, s.DB, err, targetExperiment, experimentID, signal)
 }
 
 // restartedMissing starts the workflow of an open experiment Temporal does
@@ -100,7 +100,7 @@ func (s *Service) notify(ctx context.Context, experimentID, signal, recordID str
 // so the call that found it missing can go on; false if err is not that.
 func (s *Service) restartedMissing(ctx context.Context, err error, experimentID string) bool {
 	var nf *serviceerror.NotFound
-	if !errors.As(err, &nf) || terminalStatus(ctx, s.DB, "experiment", experimentID) != "" {
+	if !errors.As(err, &nf) || terminalStatus(ctx, s.DB, targetExperiment, experimentID) != "" {
 		return false
 	}
 	e, lerr := models.ExperimentByID(ctx, s.DB, experimentID)

@@ -1,14 +1,9 @@
 package research
 
 import (
-	"context"
 	"net/url"
 	"regexp"
 	"strings"
-
-	"gorm.io/gorm"
-
-	models "github.com/gatehouse/gatehouse/models/research"
 )
 
 // arxivVersion is the trailing version of an arXiv id (2401.01234v2).
@@ -62,32 +57,4 @@ func sourceOf(kind, ref string) citeSource {
 		}
 	}
 	return citeSource{"url", ref}
-}
-
-// findCitation returns the project's earliest citation naming the same
-// source as (kind, ref), in whichever form it was registered, or
-// gorm.ErrRecordNotFound.
-func findCitation(ctx context.Context, tx *gorm.DB, projectID, kind, ref string) (models.Citation, error) {
-	want := sourceOf(kind, ref)
-	q := tx.WithContext(ctx).Where("project_id = ?", projectID)
-	switch want.Kind {
-	case "doi":
-		// Stored DOIs are lowercased; resolver links are filtered below.
-		q = q.Where("(ref_kind = 'doi' AND ref = ?) OR (ref_kind = 'url' AND ref LIKE ?)", want.ID, "%doi.org/%")
-	case "arxiv":
-		// Any version of the id; arXiv ids (validated) hold no LIKE wildcard.
-		q = q.Where("(ref_kind = 'arxiv' AND ref LIKE ?) OR (ref_kind = 'url' AND ref LIKE ?)", want.ID+"%", "%arxiv.org/%")
-	default:
-		q = q.Where("ref_kind = 'url' AND ref = ?", ref)
-	}
-	var cs []models.Citation
-	if err := q.Order("created_at, id").Find(&cs).Error; err != nil {
-		return models.Citation{}, err
-	}
-	for _, c := range cs {
-		if sourceOf(c.RefKind, c.Ref) == want {
-			return c, nil
-		}
-	}
-	return models.Citation{}, gorm.ErrRecordNotFound
 }

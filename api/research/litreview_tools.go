@@ -3,13 +3,10 @@ package research
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/url"
 	"regexp"
 	"strings"
 	"time"
-
-	"gorm.io/gorm"
 
 	models "github.com/gatehouse/gatehouse/models/research"
 )
@@ -157,44 +154,37 @@ func litreviewCite(ctx context.Context, s *Service, c *Call) (any, error) {
 			return nil, err
 		}
 	}
-	var out models.Citation
-	duplicate := false
-	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		// The same source cited in another form (a DOI's resolver link, an
-		// arXiv id's abs/pdf link or another version) is a duplicate too.
-		cur, e := findCitation(ctx, tx, in.ProjectID, kind, ref)
-		if errors.Is(e, gorm.ErrRecordNotFound) {
-			raw, _ := json.Marshal(nonNil(in.Targets))
-			out = models.Citation{ID: models.NewID("cite_"), ProjectID: in.ProjectID, RefKind: kind, Ref: ref, Title: in.Title, Note: in.Note, TargetsJSON: string(raw)}
-			if err := tx.Create(&out).Error; err != nil {
-				return toolErr(CodeConflict, "", "the same paper was cited concurrently; retry")
-			}
-			return nil
-		}
-		if e != nil {
-			return e
-		}
-		duplicate = true
-		var have []litTarget
-		_ = json.Unmarshal([]byte(cur.TargetsJSON), &have)
-		merged := have
-		for _, tg := range in.Targets {
-			if !containsTarget(have, tg) {
-				merged = append(merged, tg)
-			}
-		}
-		if len(merged) > 20 {
-			return toolErr(CodeInvalidInput, "/targets", "a citation has at most 20 targets; it already has %d", len(have))
-		}
-		raw, _ := json.Marshal(nonNil(merged))
-		cur.TargetsJSON = string(raw)
-		out = cur
-		return tx.Model(&models.Citation{}).Where("id = ?", cur.ID).Update("targets_json", cur.TargetsJSON).Error
-	})
+	// The same source cited in another form (a DOI's resolver link, an
+	// arXiv id's abs/pdf link or another version) is a duplicate too.
+	want := sourceOf(kind, ref)
+	raw, _ := json.Marshal(nonNil(in.Targets))
+	fresh := models.Citation{ID: models.NewID("cite_"), ProjectID: in.ProjectID, RefKind: kind, Ref: ref, Title: in.Title, Note: in.Note, TargetsJSON: string(raw)}
+	out, duplicate, err := models.CiteSource(ctx, s.DB, fresh, want.Kind, want.ID,
+		func(c models.Citation) bool { return sourceOf(c.RefKind, c.Ref) == want },
+		func(cur models.Citation) (string, error) { return mergedTargets(cur, in.Targets) })
 	if err != nil {
 		return nil, err
 	}
 	return litCiteAnswer{Citation: citationView(out), Duplicate: duplicate}, nil
+}
+
+// mergedTargets is the targets_json of a citation already naming the
+// cited source with the call's new targets appended; more than 20 targets
+// refuse the call.
+func mergedTargets(cur models.Citation, add []litTarget) (string, error) {
+	var have []litTarget
+	_ = json.Unmarshal([]byte(cur.TargetsJSON), &have)
+	merged := have
+	for _, tg := range add {
+		if !containsTarget(have, tg) {
+			merged = append(merged, tg)
+		}
+	}
+	if len(merged) > 20 {
+		return "", toolErr(CodeInvalidInput, "/targets", "a citation has at most 20 targets; it already has %d", len(have))
+	}
+	raw, _ := json.Marshal(nonNil(merged))
+	return string(raw), nil
 }
 
 // normalizeReference checks that exactly one reference is given and returns

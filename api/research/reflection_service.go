@@ -69,7 +69,7 @@ func (s *Service) waveState(ctx context.Context, id string) (wf.ReflectionState,
 // writes (see notice).
 func (s *Service) notifyReflection(ctx context.Context, id, signal, recordID string, legacy any) (*notice, error) {
 	n, err := s.sendNotice(ctx, wf.ReflectionWorkflowID(id), signal, recordID, legacy)
-	return n, closedSignalError(ctx, s.DB, err, "reflection", id, signal)
+	return n, closedSignalError(ctx, s.DB, err, targetReflection, id, signal)
 }
 
 // central returns where the projects' central refs live.

@@ -155,11 +155,11 @@ func reflectionTransition(ctx context.Context, s *Service, c *Call) (any, error)
 	if err == nil {
 		err = h.Get(ctx, &res)
 	}
-	if closed := closedTransitionError(ctx, s.DB, err, "reflection", in.ReflectionID); closed != nil {
+	if closed := closedTransitionError(ctx, s.DB, err, targetReflection, in.ReflectionID); closed != nil {
 		return nil, closed
 	}
 	if err != nil {
-		return nil, transitionError(err, "reflection")
+		return nil, transitionError(err, targetReflection)
 	}
 	return res, nil
 }

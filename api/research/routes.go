@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/api/rest"
 	"github.com/gatehouse/gatehouse/models/platform"
@@ -134,24 +132,18 @@ func (s *Service) upload(c *gin.Context) {
 		}
 		problems = t.checkArtifact(ctx, s, a, []byte(text))
 	}
-	now := time.Now().UTC()
 	landing := t.landed(a, wf.ArtifactRef{ArtifactID: a.ID, Role: a.Role, Path: a.Path, Attempt: a.Attempt, SHA256: info.SHA256,
 		Size: info.Size, Valid: len(problems) == 0, Problems: problems})
 	var landed *notice
-	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&models.Artifact{}).Where("id = ? AND uploaded_at IS NULL", a.ID).Updates(map[string]any{
-			"blob_key": key, "sha256": info.SHA256, "size": info.Size, "valid": len(problems) == 0,
-			"problems": strings.Join(problems, "\n"), "uploaded_at": now})
-		if res.Error != nil {
-			return res.Error
-		}
-		if res.RowsAffected != 1 {
-			return &ToolError{Code: CodeConflict, Message: "this upload token was already used"}
-		}
+	record := models.ArtifactLanding{BlobKey: key, SHA256: info.SHA256, Size: info.Size, Problems: problems, UploadedAt: time.Now().UTC()}
+	err = models.LandArtifact(ctx, s.DB, a.ID, record, func() error {
 		var nerr error
 		landed, nerr = t.notify(ctx, s, wf.ArtifactLandedSignal, a.ID, landing)
 		return nerr
 	})
+	if errors.Is(err, models.ErrArtifactLanded) {
+		err = &ToolError{Code: CodeConflict, Message: "this upload token was already used"}
+	}
 	if err != nil {
 		_ = s.Blobs.Delete(context.WithoutCancel(ctx), key)
 		abortUpload(c, err, "could not record the upload; retry with a new artifact.submit")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/temporalerr"
 	models "github.com/gatehouse/gatehouse/models/research"
+	rg "github.com/gatehouse/gatehouse/workflows/research/reflectgates"
 )
 
 // closedTransitionError answers a transition sent to a workflow that has
@@ -69,15 +70,13 @@ func missingWorkflowError(kind string) *ToolError {
 // experiment or wave ("" if it is open or missing).
 func terminalStatus(ctx context.Context, db *gorm.DB, kind, id string) string {
 	switch kind {
-	case "experiment":
-		var e models.Experiment
-		if db.WithContext(ctx).Select("status").Where("id = ?", id).Take(&e).Error == nil && !slices.Contains(models.OpenStatuses, e.Status) {
-			return e.Status
+	case targetExperiment:
+		if st, err := models.ExperimentStatus(ctx, db, id); err == nil && !slices.Contains(models.OpenStatuses, st) {
+			return st
 		}
-	case "reflection":
-		var r models.Reflection
-		if db.WithContext(ctx).Select("status").Where("id = ?", id).Take(&r).Error == nil && (r.Status == "published" || r.Status == "abandoned") {
-			return r.Status
+	case targetReflection:
+		if st, err := models.ReflectionStatus(ctx, db, id); err == nil && rg.Status(st).Terminal() {
+			return st
 		}
 	}
 	return ""

@@ -150,11 +150,11 @@ func experimentTransition(ctx context.Context, s *Service, c *Call) (any, error)
 	if s.restartedMissing(ctx, err, in.ExperimentID) {
 		res, err = update()
 	}
-	if closed := closedTransitionError(ctx, s.DB, err, "experiment", in.ExperimentID); closed != nil {
+	if closed := closedTransitionError(ctx, s.DB, err, targetExperiment, in.ExperimentID); closed != nil {
 		return nil, closed
 	}
 	if err != nil {
-		return nil, transitionError(err, "experiment")
+		return nil, transitionError(err, targetExperiment)
 	}
 	if code == nil {
 		return res, nil

@@ -137,7 +137,7 @@ func projectUpdateTool(ctx context.Context, s *Service, c *Call) (any, error) {
 	if in.HumanReviews != nil {
 		up["human_reviews"] = strings.Join(*in.HumanReviews, ",")
 	}
-	if err := s.DB.WithContext(ctx).Model(&p).Updates(up).Error; err != nil {
+	if err := models.UpdateProject(ctx, s.DB, &p, up); err != nil {
 		return nil, err
 	}
 	return projectResp{Project: p}, nil

@@ -53,6 +53,9 @@ const (
 	// ReasonHumanReviewRequired: the project's reviews of this kind are
 	// human, so only role human may be requested.
 	ReasonHumanReviewRequired = "human_review_required"
+	// reasonUploadRejected: the uploaded bytes did not match the declared
+	// sha256 and size_bytes; nothing was kept (code invalid_input).
+	reasonUploadRejected = "upload_rejected"
 )
 
 // Target types a review or an artifact attaches to.
