@@ -69,9 +69,10 @@ func (e *testEnv) leaseFor(t testing.TB, deadline time.Duration) fwmodels.Grant 
 	return gs[0]
 }
 
-// FuzzTurns: no body crashes the handler or answers outside 202/400/422; a
-// rejected body stores nothing, and an accepted one stores exactly the
-// turns it reports as accepted.
+// FuzzTurns: no body crashes the handler or answers outside
+// 202/400/409/422; a rejected body stores nothing (409: a turn_id already
+// stored under this key with another body), and an accepted one stores
+// exactly the turns it reports as accepted.
 func FuzzTurns(f *testing.F) {
 	for _, s := range []string{
 		turnBody("a", nil), `{"agent_id":"..","turns":[]}`, `{"agent_id":"a","turns":[{"turn_id":"x","input_text":null,"final_text":null,"tool_calls":[{"name":"t","outcome":"unknown","status_code":200}],"tool_calls_omitted_count":0}]}`,
@@ -95,7 +96,7 @@ func FuzzTurns(f *testing.F) {
 			if after != want {
 				t.Fatalf("202 reporting %d accepted for %q: rows went from %+v to %+v", got.Accepted, body, before, after)
 			}
-		case 400, 422:
+		case 400, 409, 422:
 			if after != before {
 				t.Fatalf("status %d for %q stored rows: %+v became %+v", r.Status, body, before, after)
 			}
