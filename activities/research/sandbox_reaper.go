@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 
+	"github.com/gatehouse/gatehouse/internal/researchclient"
 	"github.com/gatehouse/gatehouse/internal/sandbox"
 	models "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/research"
@@ -49,14 +50,29 @@ func (a *SandboxActivities) ReapSandboxes(ctx context.Context, in wf.ReapInput) 
 			}
 			out.Reaped = append(out.Reaped, uid)
 			if a.DB != nil {
-				now := time.Now().UTC()
-				if err := models.ReapSandbox(ctx, a.DB, uid, now); err != nil {
+				if err := a.endReaped(ctx, uid); err != nil {
 					return out, err
 				}
 			}
 		}
 	}
 	return out, nil
+}
+
+// endReaped ends the row of a reaped sandbox and, when it was still live
+// and attached, tells its experiment the sandbox ended abnormally
+// (SandboxEndReaped), so the agent is offered retry_running.
+func (a *SandboxActivities) endReaped(ctx context.Context, uid string) error {
+	live, err := models.ReapSandbox(ctx, a.DB, uid, time.Now().UTC())
+	if err != nil || !live {
+		return err
+	}
+	var sb models.Sandbox
+	if err := a.DB.WithContext(ctx).Where("uid = ?", uid).Take(&sb).Error; err != nil {
+		return err
+	}
+	return researchclient.NotifySandboxReport(ctx, a.Temporal, sb.ExperimentID,
+		wf.SandboxActivity{SandboxUID: uid, Ended: wf.SandboxEndReaped})
 }
 
 // workflowRunning reports whether sandbox uid's workflow runs (its latest

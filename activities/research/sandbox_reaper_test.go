@@ -59,7 +59,11 @@ func TestReapSandboxes_DestroysPodsWithoutALiveWorkflow(t *testing.T) {
 		if _, err := cs.CoreV1().Pods("sbx").Create(ctx, p.RenderPod(sandbox.Spec{UID: uid, Provider: kube.Name}, ""), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := models.CreateSandbox(ctx, db, models.Sandbox{UID: uid, ProjectID: "prj", Provider: kube.Name, InstanceType: "kube-small", PublicKey: "k"}); err != nil {
+		row := models.Sandbox{UID: uid, ProjectID: "prj", Provider: kube.Name, InstanceType: "kube-small", PublicKey: "k"}
+		if uid == "sbx_killed" || uid == "sbx_live" {
+			row.ExperimentID = "exp_" + uid
+		}
+		if err := models.CreateSandbox(ctx, db, row); err != nil {
 			t.Fatal(err)
 		}
 		switch st, known := status[uid]; {
@@ -75,11 +79,16 @@ func TestReapSandboxes_DestroysPodsWithoutALiveWorkflow(t *testing.T) {
 	if _, err := cs.CoreV1().Pods("sbx").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: "sbx"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// The attached experiment of a reaped sandbox learns it ended
+	// abnormally (retry_running); a live one's hears nothing.
+	tc.On("SignalWorkflow", mock.Anything, wf.ExperimentWorkflowID("exp_sbx_killed"), "", wf.SandboxActivitySignal,
+		wf.SandboxActivity{SandboxUID: "sbx_killed", Ended: wf.SandboxEndReaped}).Return(nil).Once()
 	a := &SandboxActivities{DB: db, Providers: sandbox.NewProviders(p), Temporal: tc}
 	out, err := reap(t, a, wf.ReapInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	tc.AssertExpectations(t)
 	want := map[string]bool{"sbx_killed": true, "sbx_done": true, "sbx_unknown": true}
 	if len(out.Reaped) != len(want) || len(out.Unchecked) != 1 || out.Unchecked[0] != "sbx_unreadable" {
 		t.Fatalf("reaped %v unchecked %v", out.Reaped, out.Unchecked)

@@ -73,6 +73,9 @@ const (
 	SandboxEndExpired  = "expired"
 	SandboxEndReleased = "released"
 	SandboxEndFailed   = "provisioning_failed"
+	// SandboxEndReaped: the orphan reaper destroyed the machine after its
+	// workflow was gone (reported by the reaper, not by the workflow).
+	SandboxEndReaped = "reaped"
 )
 
 // SandboxWorkflowID returns the workflow ID of a sandbox.

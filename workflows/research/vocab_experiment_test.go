@@ -177,6 +177,9 @@ func TestExperimentState_AnAbnormalSandboxEndAsksForRetryRunning(t *testing.T) {
 			}
 		})
 	}
+	reaped := running()
+	reaped.SandboxReported("sbx_a", false, SandboxEndReaped)
+	next(&reaped, "retry_running")
 	released := running()
 	released.SandboxReported("sbx_a", true, "")
 	released.SandboxReported("sbx_a", false, SandboxEndReleased)
