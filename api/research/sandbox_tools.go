@@ -282,16 +282,15 @@ func extendUpdateID(uid string, revision, seconds int) string {
 func (s *Service) extendSandbox(ctx context.Context, uid string, before wf.SandboxState, ext wf.SandboxExtend) (wf.SandboxState, error) {
 	opts := client.UpdateWorkflowOptions{WorkflowID: wf.SandboxWorkflowID(uid), UpdateID: extendUpdateID(uid, before.Revision, ext.Seconds),
 		UpdateName: wf.SandboxExtendUpdate, Args: []any{ext}, WaitForStage: client.WorkflowUpdateStageCompleted}
-	uctx, cancel := context.WithTimeout(ctx, sandboxExtendWait)
-	defer cancel()
 	var after wf.SandboxState
-	err := retryTransient(uctx, func() error {
-		h, err := s.Temporal.UpdateWorkflow(uctx, opts)
-		if err == nil {
-			err = h.Get(uctx, &after)
-		}
-		return err
-	})
+	err := temporalerr.Retry(ctx, temporalerr.Backoff{Budget: sandboxExtendWait, First: 100 * time.Millisecond, Max: 2 * time.Second},
+		func(uctx context.Context) error {
+			h, err := s.Temporal.UpdateWorkflow(uctx, opts)
+			if err == nil {
+				err = h.Get(uctx, &after)
+			}
+			return err
+		})
 	if err != nil && strings.Contains(err.Error(), "unknown update") {
 		if err = s.Temporal.SignalWorkflow(ctx, wf.SandboxWorkflowID(uid), "", wf.SandboxExtendSignal, ext); err == nil {
 			return s.sandboxState(ctx, uid)
@@ -301,24 +300,6 @@ func (s *Service) extendSandbox(ctx context.Context, uid string, before wf.Sandb
 		return after, extendError(ctx, uid, err)
 	}
 	return after, nil
-}
-
-// retryTransient runs call until it succeeds, fails for a reason other
-// than a transient Temporal failure, or ctx ends (then the last error).
-func retryTransient(ctx context.Context, call func() error) error {
-	wait := 100 * time.Millisecond
-	for {
-		err := call()
-		if err == nil || !temporalerr.Transient(err) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 2*time.Second)
-	}
 }
 
 // extendError maps a failed extend: the validator's refusals to tool

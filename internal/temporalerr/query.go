@@ -3,7 +3,6 @@ package temporalerr
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/converter"
@@ -33,26 +32,11 @@ var ErrBudgetSpent = errors.New("temporal: no answer within the retry budget")
 // that hand-over short too. Any other error (NotFound, a handler's
 // failure) is returned as it is.
 func Query(ctx context.Context, q Querier, workflowID, query string, out any, b Backoff) error {
-	deadline := time.Now().Add(b.Budget)
-	wait := b.First
-	for {
-		qctx, cancel := context.WithTimeout(ctx, max(time.Until(deadline), time.Second))
+	return Retry(ctx, b, func(qctx context.Context) error {
 		v, err := q.QueryWorkflow(qctx, workflowID, "", query)
 		if err == nil {
 			err = v.Get(out)
 		}
-		cancel()
-		if err == nil || ctx.Err() != nil || !Transient(err) {
-			return err
-		}
-		if time.Now().Add(wait).After(deadline) {
-			return fmt.Errorf("%w: %w", ErrBudgetSpent, err)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, b.Max)
-	}
+		return err
+	})
 }
