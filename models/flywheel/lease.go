@@ -2,6 +2,7 @@ package flywheel
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"time"
 
@@ -147,37 +148,54 @@ func heartbeatReadThenUpdate(db *gorm.DB, h Holder, now time.Time) (Extension, e
 // lock of the UPDATE makes it atomic against a concurrent claim, expiry or
 // output. The lease's grant comes from the same row (written with the
 // grant), not from a join on the lease history. Only a refused heartbeat
-// pays a second read, to name its error.
+// pays a second read, to name its error. Its parameters are positional
+// ($1 now, $2 id, $3 key hash, $4 token hash, $5 the leased status): it
+// runs on database/sql directly (see heartbeatOneStatement).
 const heartbeatPostgres = `UPDATE flywheel_rollouts r
-	SET lease_expires_at = LEAST(CAST(@now AS timestamptz) + make_interval(secs => r.lease_seconds), r.deadline_at),
-		lease_heartbeats = r.lease_heartbeats + 1, updated_at = @now
-	WHERE r.id = @id AND r.api_key_hash = @key AND r.lease_token_hash = @token AND r.status = @leased
-		AND r.output_at IS NULL AND r.deadline_at > @now AND r.lease_expires_at > @now
-	RETURNING r.lease_epoch, r.lease_expires_at, r.lease_granted_at AS granted_at, r.lease_granted_expiry AS granted_expiry`
+	SET lease_expires_at = LEAST(CAST($1 AS timestamptz) + make_interval(secs => r.lease_seconds), r.deadline_at),
+		lease_heartbeats = r.lease_heartbeats + 1, updated_at = $1
+	WHERE r.id = $2 AND r.api_key_hash = $3 AND r.lease_token_hash = $4 AND r.status = $5
+		AND r.output_at IS NULL AND r.deadline_at > $1 AND r.lease_expires_at > $1
+	RETURNING r.lease_epoch, r.lease_expires_at, r.lease_granted_at, r.lease_granted_expiry`
 
 // heartbeatOneStatement runs heartbeatPostgres; when it updates nothing,
-// authorize names the refusal (401, 403, 409 or 410).
+// authorize names the refusal (401, 403, 409 or 410). The statement goes
+// to the pool's database/sql handle with positional parameters and scans
+// four columns by position: the heartbeat is the hottest statement of the
+// flywheel, and GORM's named-parameter rewriting, callback chain and
+// reflective scan cost more CPU than the statement itself.
 func heartbeatOneStatement(db *gorm.DB, h Holder, now time.Time) (Extension, error) {
-	var rows []struct {
-		LeaseEpoch     int64
-		LeaseExpiresAt time.Time
-		GrantedAt      *time.Time
-		GrantedExpiry  *time.Time
-	}
-	err := db.Raw(heartbeatPostgres, map[string]any{
-		"now": now, "id": h.RolloutID, "key": Hash(h.APIKey), "token": Hash(h.LeaseToken), "leased": StatusLeased,
-	}).Find(&rows).Error
+	sqlDB, err := db.DB()
 	if err != nil {
 		return Extension{}, err
 	}
-	if len(rows) == 1 {
-		e := Extension{Epoch: rows[0].LeaseEpoch, ExpiresAt: rows[0].LeaseExpiresAt.UTC()}
-		return withGrant(db, h.RolloutID, e, rows[0].GrantedAt, rows[0].GrantedExpiry)
+	var (
+		epoch                    int64
+		expires                  time.Time
+		grantedAt, grantedExpiry sql.NullTime
+	)
+	err = sqlDB.QueryRowContext(db.Statement.Context, heartbeatPostgres,
+		now, h.RolloutID, Hash(h.APIKey), Hash(h.LeaseToken), StatusLeased).
+		Scan(&epoch, &expires, &grantedAt, &grantedExpiry)
+	switch {
+	case err == nil:
+		e := Extension{Epoch: epoch, ExpiresAt: expires.UTC()}
+		return withGrant(db, h.RolloutID, e, nullTime(grantedAt), nullTime(grantedExpiry))
+	case !errors.Is(err, sql.ErrNoRows):
+		return Extension{}, err
 	}
 	if _, err := authorize(db, h, now, false); err != nil {
 		return Extension{}, err
 	}
 	return Extension{}, ErrStaleLease // the row changed between the two statements
+}
+
+// nullTime is t's time, or nil when it is NULL.
+func nullTime(t sql.NullTime) *time.Time {
+	if !t.Valid {
+		return nil
+	}
+	return &t.Time
 }
 
 // withGrant completes e with its lease's grant as the rollout's row has
