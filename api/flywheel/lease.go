@@ -93,7 +93,7 @@ func (h *Handler) Heartbeat(c *gin.Context) {
 		h.heartbeats.granted(hd.RolloutID, u, at)
 	}
 	h.heartbeats.enqueue(hd.RolloutID, wf.LeaseUpdate{Epoch: e.Epoch, ExpiresAt: e.ExpiresAt})
-	c.JSON(http.StatusOK, gin.H{"lease_expires_ts": epochSeconds(e.ExpiresAt)})
+	c.Data(http.StatusOK, "application/json; charset=utf-8", heartbeatBody(epochSeconds(e.ExpiresAt)))
 }
 
 // toldByGrant is what the grant's notice tells (or told) the workflow of
