@@ -94,11 +94,17 @@ const heartbeatJoinPostgres = `UPDATE flywheel_rollouts r
 // heartbeatJoiningHistory runs heartbeatJoinPostgres (the bench's
 // reference for the statement before).
 func heartbeatJoiningHistory(db *gorm.DB, h Holder, now time.Time) (Extension, error) {
+	return heartbeatGORMRaw(db, heartbeatJoinPostgres, h, now)
+}
+
+// heartbeatGORMRaw runs a named-parameter heartbeat statement through
+// GORM's Raw and Find, as the heartbeat ran before it went to database/sql.
+func heartbeatGORMRaw(db *gorm.DB, statement string, h Holder, now time.Time) (Extension, error) {
 	var rows []struct {
 		LeaseEpoch                               int64
 		LeaseExpiresAt, GrantedAt, GrantedExpiry time.Time
 	}
-	err := db.Raw(heartbeatJoinPostgres, map[string]any{
+	err := db.Raw(statement, map[string]any{
 		"now": now, "id": h.RolloutID, "key": Hash(h.APIKey), "token": Hash(h.LeaseToken), "leased": StatusLeased,
 	}).Find(&rows).Error
 	if err != nil || len(rows) != 1 {
@@ -126,20 +132,10 @@ const heartbeatGORMPostgres = `UPDATE flywheel_rollouts r
 		AND r.output_at IS NULL AND r.deadline_at > @now AND r.lease_expires_at > @now
 	RETURNING r.lease_epoch, r.lease_expires_at, r.lease_granted_at AS granted_at, r.lease_granted_expiry AS granted_expiry`
 
-// heartbeatThroughGORM runs heartbeatGORMPostgres through GORM's Raw and
-// Find (the bench's reference for the client-side cost before).
+// heartbeatThroughGORM runs heartbeatGORMPostgres through GORM (the
+// bench's reference for the client-side cost before).
 func heartbeatThroughGORM(db *gorm.DB, h Holder, now time.Time) (Extension, error) {
-	var rows []struct {
-		LeaseEpoch                               int64
-		LeaseExpiresAt, GrantedAt, GrantedExpiry time.Time
-	}
-	err := db.Raw(heartbeatGORMPostgres, map[string]any{
-		"now": now, "id": h.RolloutID, "key": Hash(h.APIKey), "token": Hash(h.LeaseToken), "leased": StatusLeased,
-	}).Find(&rows).Error
-	if err != nil || len(rows) != 1 {
-		return Extension{}, errors.Join(err, ErrStaleLease)
-	}
-	return Extension{Epoch: rows[0].LeaseEpoch, ExpiresAt: rows[0].LeaseExpiresAt, GrantedAt: rows[0].GrantedAt, GrantedExpiry: rows[0].GrantedExpiry}, nil
+	return heartbeatGORMRaw(db, heartbeatGORMPostgres, h, now)
 }
 
 // heartbeatBurst heartbeats every holder once from 32 goroutines and
