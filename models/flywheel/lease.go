@@ -160,27 +160,23 @@ const heartbeatPostgres = `UPDATE flywheel_rollouts r
 
 // heartbeatOneStatement runs heartbeatPostgres; when it updates nothing,
 // authorize names the refusal (401, 403, 409 or 410). The statement goes
-// to the pool's database/sql handle with positional parameters and scans
-// four columns by position: the heartbeat is the hottest statement of the
-// flywheel, and GORM's named-parameter rewriting, callback chain and
-// reflective scan cost more CPU than the statement itself.
+// to GORM's connection pool (or transaction) directly, with positional
+// parameters, and scans four columns by position: the heartbeat is the
+// hottest statement of the flywheel, and GORM's named-parameter
+// rewriting, callback chain and reflective scan cost more CPU than the
+// statement itself.
 func heartbeatOneStatement(db *gorm.DB, h Holder, now time.Time) (Extension, error) {
-	sqlDB, err := db.DB()
-	if err != nil {
-		return Extension{}, err
-	}
 	var (
 		epoch                    int64
 		expires                  time.Time
-		grantedAt, grantedExpiry sql.NullTime
+		grantedAt, grantedExpiry *time.Time // NULL for a lease granted before the row kept its grant
 	)
-	err = sqlDB.QueryRowContext(db.Statement.Context, heartbeatPostgres,
+	err := db.Statement.ConnPool.QueryRowContext(db.Statement.Context, heartbeatPostgres,
 		now, h.RolloutID, Hash(h.APIKey), Hash(h.LeaseToken), StatusLeased).
 		Scan(&epoch, &expires, &grantedAt, &grantedExpiry)
 	switch {
 	case err == nil:
-		e := Extension{Epoch: epoch, ExpiresAt: expires.UTC()}
-		return withGrant(db, h.RolloutID, e, nullTime(grantedAt), nullTime(grantedExpiry))
+		return withGrant(db, h.RolloutID, Extension{Epoch: epoch, ExpiresAt: expires.UTC()}, grantedAt, grantedExpiry)
 	case !errors.Is(err, sql.ErrNoRows):
 		return Extension{}, err
 	}
@@ -188,14 +184,6 @@ func heartbeatOneStatement(db *gorm.DB, h Holder, now time.Time) (Extension, err
 		return Extension{}, err
 	}
 	return Extension{}, ErrStaleLease // the row changed between the two statements
-}
-
-// nullTime is t's time, or nil when it is NULL.
-func nullTime(t sql.NullTime) *time.Time {
-	if !t.Valid {
-		return nil
-	}
-	return &t.Time
 }
 
 // withGrant completes e with its lease's grant as the rollout's row has
