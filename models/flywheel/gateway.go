@@ -23,33 +23,25 @@ type GatewayLease struct {
 func ResolveGateway(ctx context.Context, db *gorm.DB, llmToken, apiKey string, now time.Time) (GatewayLease, error) {
 	db = db.WithContext(ctx)
 	tokenHash := Hash(llmToken)
-	var ls []Lease
-	if err := db.Where("llm_token_hash = ?", tokenHash).Limit(1).Find(&ls).Error; err != nil {
-		return GatewayLease{}, err
-	}
-	q := db.Where("llm_token_hash = ?", tokenHash) // a lease granted before leases kept the token
-	if len(ls) == 1 {
-		q = db.Where("id = ?", ls[0].RolloutID)
-	}
-	var r Rollout
-	err := q.Take(&r).Error
+	var l Lease
+	err := db.Where("llm_token_hash = ?", tokenHash).Take(&l).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return GatewayLease{}, ErrUnknownKey
 	}
 	if err != nil {
 		return GatewayLease{}, err
 	}
-	epoch, keyHash := r.LeaseEpoch, r.APIKeyHash
-	if len(ls) == 1 {
-		epoch, keyHash = ls[0].Epoch, ls[0].APIKeyHash
+	var r Rollout
+	if err := db.Where("id = ?", l.RolloutID).Take(&r).Error; err != nil {
+		return GatewayLease{}, err
 	}
-	if !sameHash(keyHash, Hash(apiKey)) {
+	if !sameHash(l.APIKeyHash, Hash(apiKey)) {
 		return GatewayLease{}, ErrForeignKey
 	}
 	switch {
 	case r.OutputAt != nil || r.Status != StatusLeased || !now.Before(r.DeadlineAt):
 		return GatewayLease{}, ErrGone
-	case epoch != r.LeaseEpoch || !sameHash(r.LLMTokenHash, tokenHash):
+	case l.Epoch != r.LeaseEpoch || !sameHash(r.LLMTokenHash, tokenHash):
 		return GatewayLease{}, ErrGone // superseded by a later lease
 	case r.LeaseExpiresAt == nil || !now.Before(*r.LeaseExpiresAt):
 		return GatewayLease{}, ErrGone // expired, not yet revoked by the workflow

@@ -156,5 +156,6 @@ func Migrations() []migrate.Migration {
 		{ID: "2026120112_flywheel_notices", Up: migrateNotices},
 		{ID: "2026120113_flywheel_claim_index", Up: migrateClaimIndex},
 		{ID: "2026120411_flywheel_lease_grant_columns", Up: migrateGrantColumns},
+		{ID: "2026120512_flywheel_drop_rollout_secret_indexes", Up: migrateDropRolloutSecretIndexes},
 	}
 }

@@ -1,13 +1,8 @@
 package flywheel
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/libtnb/sqlite"
-	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 )
 
 // TestMigrateGrantColumns_CopiesTheGrantOfHeldLeasesOnly: the rollout
@@ -15,20 +10,8 @@ import (
 // ended rollout's row is left as it was.
 func TestMigrateGrantColumns_CopiesTheGrantOfHeldLeasesOnly(t *testing.T) {
 	t.Parallel()
-	db, err := gorm.Open(sqlite.Open("file:"+filepath.Join(t.TempDir(), "m.db")), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := Migrations()
-	last := all[len(all)-1]
-	if last.ID != "2026120411_flywheel_lease_grant_columns" {
-		t.Fatalf("the last flywheel migration is %s; this test migrates to the one before the grant columns", last.ID)
-	}
-	for _, m := range all[:len(all)-1] {
-		if err := m.Up(db); err != nil {
-			t.Fatalf("%s: %v", m.ID, err)
-		}
-	}
+	db := openUnmigrated(t)
+	last := migrateUpTo(t, db, "2026120411_flywheel_lease_grant_columns")
 	deadline := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
 	first, second := deadline.Add(-3*time.Hour), deadline.Add(-2*time.Hour)
 	for _, stmt := range []struct {

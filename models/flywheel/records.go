@@ -80,8 +80,8 @@ type Rollout struct {
 	// are LeaseEpoch - LeasesUndelivered, so a Temporal outage burns none.
 	LeasesUndelivered int64   `gorm:"not null;default:0"`
 	LeaseTokenHash    string  `gorm:"size:64;not null;default:''"`
-	APIKeyHash        string  `gorm:"size:64;not null;default:'';index"`
-	LLMTokenHash      string  `gorm:"size:64;not null;default:'';index"`
+	APIKeyHash        string  `gorm:"size:64;not null;default:''"`
+	LLMTokenHash      string  `gorm:"size:64;not null;default:''"`
 	LeaseSeconds      float64 `gorm:"not null;default:0"`
 	LeaseExpiresAt    *time.Time
 	// LeaseHeartbeats counts the heartbeats that landed on the current lease.
