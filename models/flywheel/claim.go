@@ -10,6 +10,9 @@ import (
 // Grant is one lease handed to a claimer, with the plaintext secrets shown
 // only here.
 type Grant struct {
+	// Rollout is the leased rollout: its whole row on SQLite, the fields
+	// grantColumns names on PostgreSQL (all a claim answer and its grant
+	// notice use).
 	Rollout    Rollout
 	LeaseToken string
 	APIKey     string

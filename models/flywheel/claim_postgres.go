@@ -1,6 +1,7 @@
 package flywheel
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -11,10 +12,10 @@ import (
 // trip: lock up to @max claimable rows FOR UPDATE SKIP LOCKED (the lock
 // re-checks status on the row's latest version and holds it to commit, so
 // the update joins by primary key alone), pair each with a set of fresh
-// secret hashes by rank, lease them, and write each lease's history row and grant notice (due as
-// GrantNoticeDue says). The
-// plaintext secrets never reach the database; only their hashes do.
-// {{scope}} is the claimant's owner filter (Claimant.scopeSQL).
+// secret hashes by rank, lease them, and write each lease's history row
+// and grant notice (due as GrantNoticeDue says). The plaintext secrets
+// never reach the database; only their hashes do. {{scope}} is the
+// claimant's owner filter (Claimant.scopeSQL). It answers grantColumns.
 const claimPostgres = `WITH picked AS (
 		SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM (
 			SELECT id, created_at FROM flywheel_rollouts
@@ -31,7 +32,9 @@ const claimPostgres = `WITH picked AS (
 			lease_heartbeats = 0, llm_calls_observed = 0, updated_at = @now
 		FROM picked p JOIN secrets s ON s.n = p.n
 		WHERE r.id = p.id
-		RETURNING r.*, p.n AS secret_n
+		RETURNING r.id, r.owner, r.status, r.turn_input, r.task_id, r.metadata, r.deadline_at,
+			r.max_attempts, r.lease_epoch, r.lease_seconds, r.lease_expires_at, r.lease_granted_at,
+			r.lease_granted_expiry, r.created_at, r.api_key_hash, r.llm_token_hash, p.n AS secret_n
 	), history AS (
 		INSERT INTO flywheel_leases (rollout_id, epoch, api_key_hash, llm_token_hash, claimed_by, granted_at, expires_at, heartbeats, llm_calls)
 		SELECT id, lease_epoch, api_key_hash, llm_token_hash, @claimer, @now, lease_expires_at, 0, 0 FROM granted
@@ -40,14 +43,17 @@ const claimPostgres = `WITH picked AS (
 		SELECT id, lease_epoch, @grant, lease_expires_at,
 			GREATEST(CAST(@due AS timestamptz), lease_expires_at - make_interval(secs => @lead)), @now FROM granted
 	)
-	SELECT * FROM granted ORDER BY created_at, id`
+	SELECT ` + grantColumns + ` FROM granted ORDER BY created_at, id`
 
-// grantedRow is one row of claimPostgres: the leased rollout and the rank
-// of the secrets it took.
-type grantedRow struct {
-	Rollout
-	SecretN int
-}
+// grantColumns are the columns a PostgreSQL claim reads back of each
+// leased rollout, in the order claimOneStatement scans them: the rollout
+// as its claimer sees it, the lease just granted, and the rank of the
+// secrets it took. The other columns (hashes just written, counters just
+// reset, terminal fields still empty) are not read back, and the scan is
+// by position, not by GORM's reflection (BenchmarkClaim_Postgres).
+const grantColumns = `id, owner, status, turn_input, task_id, metadata, deadline_at,
+	max_attempts, lease_epoch, lease_seconds, lease_expires_at, lease_granted_at,
+	lease_granted_expiry, created_at, secret_n`
 
 // claimOneStatement runs claimPostgres with max fresh sets of secrets.
 func claimOneStatement(db *gorm.DB, who Claimant, max int, lease time.Duration, now time.Time) ([]Grant, error) {
@@ -62,21 +68,38 @@ func claimOneStatement(db *gorm.DB, who Claimant, max int, lease time.Duration, 
 	args["tokens"], args["keys"], args["llms"] = strings.Join(tokens, ","), strings.Join(keys, ","), strings.Join(llms, ",")
 	args["secs"], args["claimer"], args["grant"], args["due"] = lease.Seconds(), who.CredentialID, NoticeGrant, now.Add(NoticeGrace)
 	args["lead"] = grantNoticeLead(lease).Seconds() // GrantNoticeDue in SQL
-	var rows []grantedRow
-	if err := db.Raw(strings.Replace(claimPostgres, "{{scope}}", scope, 1), args).Find(&rows).Error; err != nil {
+	rows, err := db.Raw(strings.Replace(claimPostgres, "{{scope}}", scope, 1), args).Rows()
+	if err != nil {
 		return nil, err
 	}
-	grants := make([]Grant, 0, len(rows))
-	for _, row := range rows {
-		g := secrets[row.SecretN-1]
-		r := row.Rollout
-		r.DeadlineAt = r.DeadlineAt.UTC()
+	defer func() { _ = rows.Close() }()
+	grants := make([]Grant, 0, max)
+	for rows.Next() {
+		var (
+			r Rollout
+			n int
+		)
+		if err := rows.Scan(&r.ID, &r.Owner, &r.Status, &r.TurnInput, &r.TaskID, &r.Metadata, &r.DeadlineAt,
+			&r.MaxAttempts, &r.LeaseEpoch, &r.LeaseSeconds, &r.LeaseExpiresAt, &r.LeaseGrantedAt,
+			&r.LeaseGrantedExpiry, &r.CreatedAt, &n); err != nil {
+			return nil, err
+		}
+		if n < 1 || n > max {
+			return nil, fmt.Errorf("flywheel: claim read back secret rank %d of %d", n, max)
+		}
+		g := secrets[n-1]
+		r.DeadlineAt, r.CreatedAt = r.DeadlineAt.UTC(), r.CreatedAt.UTC()
+		for _, t := range []**time.Time{&r.LeaseExpiresAt, &r.LeaseGrantedAt, &r.LeaseGrantedExpiry} {
+			if *t != nil {
+				utc := (*t).UTC()
+				*t = &utc
+			}
+		}
 		if r.LeaseExpiresAt != nil {
-			exp := r.LeaseExpiresAt.UTC()
-			r.LeaseExpiresAt, g.ExpiresAt = &exp, exp
+			g.ExpiresAt = *r.LeaseExpiresAt
 		}
 		g.Rollout = r
 		grants = append(grants, g)
 	}
-	return grants, nil
+	return grants, rows.Err()
 }
