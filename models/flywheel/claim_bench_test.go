@@ -74,27 +74,17 @@ var returningGrant = regexp.MustCompile(`RETURNING r\.id[^)]*AS secret_n`)
 // claimReadingWholeRows is claimOneStatement as it was: every column of
 // each leased row read back into GORM's Find (the bench's reference).
 func claimReadingWholeRows(db *gorm.DB, who Claimant, max int, lease time.Duration, now time.Time) ([]Grant, error) {
-	statement := returningGrant.ReplaceAllLiteralString(claimPostgres, "RETURNING r.*, p.n AS secret_n")
+	secrets, statement, args := claimStatement(who, max, lease, now)
+	statement = returningGrant.ReplaceAllLiteralString(statement, "RETURNING r.*, p.n AS secret_n")
 	statement = strings.Replace(statement, "SELECT "+grantColumns+" FROM granted", "SELECT * FROM granted", 1)
 	if !strings.Contains(statement, "r.*") || !strings.Contains(statement, "SELECT * FROM granted") {
 		panic("claimReadingWholeRows: claimPostgres changed shape")
 	}
-	secrets := make([]Grant, max)
-	tokens, keys, llms := make([]string, max), make([]string, max), make([]string, max)
-	for i := range secrets {
-		secrets[i] = Grant{LeaseToken: newSecret(LeaseTokenPrefix), APIKey: newSecret(APIKeyPrefix), LLMToken: newSecret(LLMTokenPrefix)}
-		tokens[i], keys[i], llms[i] = Hash(secrets[i].LeaseToken), Hash(secrets[i].APIKey), Hash(secrets[i].LLMToken)
-	}
-	scope, args := who.scopeSQL()
-	args["queued"], args["leased"], args["now"], args["max"] = StatusQueued, StatusLeased, now, max
-	args["tokens"], args["keys"], args["llms"] = strings.Join(tokens, ","), strings.Join(keys, ","), strings.Join(llms, ",")
-	args["secs"], args["claimer"], args["grant"], args["due"] = lease.Seconds(), who.CredentialID, NoticeGrant, now.Add(NoticeGrace)
-	args["lead"] = grantNoticeLead(lease).Seconds()
 	var rows []struct {
 		Rollout
 		SecretN int
 	}
-	if err := db.Raw(strings.Replace(statement, "{{scope}}", scope, 1), args).Find(&rows).Error; err != nil {
+	if err := db.Raw(statement, args).Find(&rows).Error; err != nil {
 		return nil, err
 	}
 	grants := make([]Grant, 0, len(rows))

@@ -57,18 +57,8 @@ const grantColumns = `id, owner, status, turn_input, task_id, metadata, deadline
 
 // claimOneStatement runs claimPostgres with max fresh sets of secrets.
 func claimOneStatement(db *gorm.DB, who Claimant, max int, lease time.Duration, now time.Time) ([]Grant, error) {
-	secrets := make([]Grant, max)
-	tokens, keys, llms := make([]string, max), make([]string, max), make([]string, max)
-	for i := range secrets {
-		secrets[i] = Grant{LeaseToken: newSecret(LeaseTokenPrefix), APIKey: newSecret(APIKeyPrefix), LLMToken: newSecret(LLMTokenPrefix)}
-		tokens[i], keys[i], llms[i] = Hash(secrets[i].LeaseToken), Hash(secrets[i].APIKey), Hash(secrets[i].LLMToken)
-	}
-	scope, args := who.scopeSQL()
-	args["queued"], args["leased"], args["now"], args["max"] = StatusQueued, StatusLeased, now, max
-	args["tokens"], args["keys"], args["llms"] = strings.Join(tokens, ","), strings.Join(keys, ","), strings.Join(llms, ",")
-	args["secs"], args["claimer"], args["grant"], args["due"] = lease.Seconds(), who.CredentialID, NoticeGrant, now.Add(NoticeGrace)
-	args["lead"] = grantNoticeLead(lease).Seconds() // GrantNoticeDue in SQL
-	rows, err := db.Raw(strings.Replace(claimPostgres, "{{scope}}", scope, 1), args).Rows()
+	secrets, statement, args := claimStatement(who, max, lease, now)
+	rows, err := db.Raw(statement, args).Rows()
 	if err != nil {
 		return nil, err
 	}
@@ -102,4 +92,21 @@ func claimOneStatement(db *gorm.DB, who Claimant, max int, lease time.Duration, 
 		grants = append(grants, g)
 	}
 	return grants, rows.Err()
+}
+
+// claimStatement draws max fresh sets of secrets and binds claimPostgres
+// for who: the statement with its owner scope, and its named arguments.
+func claimStatement(who Claimant, max int, lease time.Duration, now time.Time) ([]Grant, string, map[string]any) {
+	secrets := make([]Grant, max)
+	tokens, keys, llms := make([]string, max), make([]string, max), make([]string, max)
+	for i := range secrets {
+		secrets[i] = Grant{LeaseToken: newSecret(LeaseTokenPrefix), APIKey: newSecret(APIKeyPrefix), LLMToken: newSecret(LLMTokenPrefix)}
+		tokens[i], keys[i], llms[i] = Hash(secrets[i].LeaseToken), Hash(secrets[i].APIKey), Hash(secrets[i].LLMToken)
+	}
+	scope, args := who.scopeSQL()
+	args["queued"], args["leased"], args["now"], args["max"] = StatusQueued, StatusLeased, now, max
+	args["tokens"], args["keys"], args["llms"] = strings.Join(tokens, ","), strings.Join(keys, ","), strings.Join(llms, ",")
+	args["secs"], args["claimer"], args["grant"], args["due"] = lease.Seconds(), who.CredentialID, NoticeGrant, now.Add(NoticeGrace)
+	args["lead"] = grantNoticeLead(lease).Seconds() // GrantNoticeDue in SQL
+	return secrets, strings.Replace(claimPostgres, "{{scope}}", scope, 1), args
 }
