@@ -70,10 +70,13 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 	}
 	// A free port is picked, released and then bound, so a parallel test
 	// can take it in between: start again, with fresh ports, when it did.
-	dev, err := app.StartDev(context.Background(), cfg, app.DevOptions{LogOutput: stackLogs(t), QuietTemporal: true, NoWorker: opts.NoWorker})
+	start := func() (*app.DevStack, error) {
+		return app.StartDev(context.Background(), cfg, app.DevOptions{LogOutput: stackLogs(t), QuietTemporal: true, NoWorker: opts.NoWorker})
+	}
+	dev, err := start()
 	for attempt := 1; attempt < 3 && err != nil && strings.Contains(err.Error(), "port is in use"); attempt++ {
 		t.Logf("start dev stack, attempt %d: %v; retrying", attempt, err)
-		dev, err = app.StartDev(context.Background(), cfg, app.DevOptions{LogOutput: stackLogs(t), QuietTemporal: true, NoWorker: opts.NoWorker})
+		dev, err = start()
 	}
 	if err != nil {
 		t.Fatalf("start dev stack: %v", err)

@@ -2,7 +2,6 @@ package flywheel
 
 import (
 	"context"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -23,11 +22,7 @@ import (
 //
 //	GATEHOUSE_TEST_DATABASE_URL=postgres://… go test ./models/flywheel -run '^$' -bench Claim_Postgres -benchtime 5x
 func BenchmarkClaim_Postgres(b *testing.B) {
-	base := os.Getenv("GATEHOUSE_TEST_DATABASE_URL")
-	if base == "" {
-		b.Skip("needs GATEHOUSE_TEST_DATABASE_URL")
-	}
-	db, _ := leasedRollouts(b, base, 0)
+	db, _ := leasedRollouts(b, 0)
 	type variant struct {
 		name  string
 		claim func(*gorm.DB, Claimant, int, time.Duration, time.Time) ([]Grant, error)

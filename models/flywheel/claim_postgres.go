@@ -79,12 +79,7 @@ func claimOneStatement(db *gorm.DB, who Claimant, max int, lease time.Duration, 
 		}
 		g := secrets[n-1]
 		r.DeadlineAt, r.CreatedAt = r.DeadlineAt.UTC(), r.CreatedAt.UTC()
-		for _, t := range []**time.Time{&r.LeaseExpiresAt, &r.LeaseGrantedAt, &r.LeaseGrantedExpiry} {
-			if *t != nil {
-				utc := (*t).UTC()
-				*t = &utc
-			}
-		}
+		r.LeaseExpiresAt, r.LeaseGrantedAt, r.LeaseGrantedExpiry = utcOrNil(r.LeaseExpiresAt), utcOrNil(r.LeaseGrantedAt), utcOrNil(r.LeaseGrantedExpiry)
 		if r.LeaseExpiresAt != nil {
 			g.ExpiresAt = *r.LeaseExpiresAt
 		}
@@ -109,4 +104,13 @@ func claimStatement(who Claimant, max int, lease time.Duration, now time.Time) (
 	args["secs"], args["claimer"], args["grant"], args["due"] = lease.Seconds(), who.CredentialID, NoticeGrant, now.Add(NoticeGrace)
 	args["lead"] = grantNoticeLead(lease).Seconds() // GrantNoticeDue in SQL
 	return secrets, strings.Replace(claimPostgres, "{{scope}}", scope, 1), args
+}
+
+// utcOrNil is t in UTC, or nil for nil.
+func utcOrNil(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	utc := t.UTC()
+	return &utc
 }
