@@ -8,6 +8,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
+	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/internal/researchclient"
 	"github.com/gatehouse/gatehouse/internal/sandbox"
@@ -44,31 +45,37 @@ func (a *SandboxActivities) ReapSandboxes(ctx context.Context, in wf.ReapInput) 
 			if live {
 				continue
 			}
+			// The row ends and the experiment hears of it before the machine
+			// goes: a pass that fails between them finds the machine again
+			// and finishes, where a destroyed machine is never listed again.
+			if a.DB != nil {
+				if err := a.endReaped(ctx, uid); err != nil {
+					activity.GetLogger(ctx).Warn("sandbox reaper: row not ended or experiment not told; the next pass retries", "uid", uid, "error", err)
+					out.Unchecked = append(out.Unchecked, uid)
+					continue
+				}
+			}
 			if err := p.Destroy(ctx, uid); err != nil {
 				out.Unchecked = append(out.Unchecked, uid)
 				continue
 			}
 			out.Reaped = append(out.Reaped, uid)
-			if a.DB != nil {
-				if err := a.endReaped(ctx, uid); err != nil {
-					return out, err
-				}
-			}
 		}
 	}
 	return out, nil
 }
 
-// endReaped ends the row of a reaped sandbox and, when it was still live
-// and attached, tells its experiment the sandbox ended abnormally
-// (SandboxEndReaped), so the agent is offered retry_running.
+// endReaped ends the row of a sandbox being reaped and, when the reaper
+// ended it (on this pass or an earlier one that failed before the machine
+// went) and it was attached, tells its experiment the sandbox ended
+// abnormally (SandboxEndReaped), so the agent is offered retry_running.
+// The experiment takes a repeated notice as one.
 func (a *SandboxActivities) endReaped(ctx context.Context, uid string) error {
-	live, err := models.ReapSandbox(ctx, a.DB, uid, time.Now().UTC())
-	if err != nil || !live {
-		return err
+	sb, reaped, err := models.ReapSandbox(ctx, a.DB, uid, time.Now().UTC())
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil // a machine with no row: nothing to end, nobody to tell
 	}
-	var sb models.Sandbox
-	if err := a.DB.WithContext(ctx).Where("uid = ?", uid).Take(&sb).Error; err != nil {
+	if err != nil || !reaped {
 		return err
 	}
 	return researchclient.NotifySandboxReport(ctx, a.Temporal, sb.ExperimentID,

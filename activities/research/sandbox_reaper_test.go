@@ -2,6 +2,7 @@ package research
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/mock"
@@ -131,6 +132,46 @@ func TestReapSandboxes_HostQueueSweepsOnlyTheLocalProvider(t *testing.T) {
 	}
 }
 
+// TestReapSandboxes_AFailedNoticeIsSentAgainBeforeTheMachineGoes: the
+// experiment of an orphaned sandbox could not be told (Temporal
+// unavailable for that signal). The pass keeps the machine and lists it
+// unchecked, its row already ended; the next pass tells the experiment and
+// only then destroys the machine. (Destroying first lost the notice for
+// good: a destroyed machine is never listed again.)
+func TestReapSandboxes_AFailedNoticeIsSentAgainBeforeTheMachineGoes(t *testing.T) {
+	ctx := context.Background()
+	db := modelstest.SQLite(t)
+	if err := models.CreateSandbox(ctx, db, models.Sandbox{UID: "sbx_orphan", ProjectID: "prj", Provider: kube.Name,
+		InstanceType: "kube-small", PublicKey: "k", ExperimentID: "exp_1"}); err != nil {
+		t.Fatal(err)
+	}
+	pods := &holder{name: kube.Name, uids: []string{"sbx_orphan"}}
+	tc := &mocks.Client{}
+	tc.On("DescribeWorkflowExecution", mock.Anything, wf.SandboxWorkflowID("sbx_orphan"), "").Return(nil, serviceerror.NewNotFound("gone"))
+	notice := wf.SandboxActivity{SandboxUID: "sbx_orphan", Ended: wf.SandboxEndReaped}
+	tc.On("SignalWorkflow", mock.Anything, wf.ExperimentWorkflowID("exp_1"), "", wf.SandboxActivitySignal, notice).
+		Return(serviceerror.NewUnavailable("temporal down")).Once()
+	tc.On("SignalWorkflow", mock.Anything, wf.ExperimentWorkflowID("exp_1"), "", wf.SandboxActivitySignal, notice).Return(nil).Once()
+	a := &SandboxActivities{DB: db, Providers: sandbox.NewProviders(pods), Temporal: tc}
+
+	out, err := reap(t, a, wf.ReapInput{})
+	if err != nil || len(out.Reaped) != 0 || len(out.Unchecked) != 1 || len(pods.destroyed) != 0 {
+		t.Fatalf("first pass: %+v %v, destroyed %v", out, err, pods.destroyed)
+	}
+	sb, err := models.GetSandbox(ctx, db, "prj", "sbx_orphan")
+	if err != nil || sb.Status != models.SandboxTerminated || sb.LastError != models.ReapedReason {
+		t.Fatalf("row after the first pass: %+v %v", sb, err)
+	}
+	out, err = reap(t, a, wf.ReapInput{})
+	if err != nil || len(out.Reaped) != 1 || len(pods.destroyed) != 1 {
+		t.Fatalf("second pass: %+v %v, destroyed %v", out, err, pods.destroyed)
+	}
+	tc.AssertExpectations(t)
+	if out, err := reap(t, a, wf.ReapInput{}); err != nil || len(out.Reaped)+len(out.Unchecked) != 0 {
+		t.Fatalf("third pass, nothing held: %+v %v", out, err)
+	}
+}
+
 // holder is a provider holding uids, recording what it destroys.
 type holder struct {
 	sandbox.Unavailable
@@ -143,5 +184,6 @@ func (h *holder) Name() string                              { return h.name }
 func (h *holder) Holding(context.Context) ([]string, error) { return h.uids, nil }
 func (h *holder) Destroy(_ context.Context, uid string) error {
 	h.destroyed = append(h.destroyed, uid)
+	h.uids = slices.DeleteFunc(h.uids, func(u string) bool { return u == uid })
 	return nil
 }
