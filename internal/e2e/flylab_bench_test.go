@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
@@ -9,8 +10,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.temporal.io/sdk/client"
 
 	science "github.com/gatehouse/gatehouse/flylab"
+	wf "github.com/gatehouse/gatehouse/workflows/flylab"
 )
 
 type flyBearer struct{ token string }
@@ -52,7 +55,8 @@ func (l latencies) report(b *testing.B) {
 //
 //	go test -run '^$' -bench FlyLab_ToolCall -benchtime 200x ./internal/e2e/
 func BenchmarkFlyLab_ToolCall(b *testing.B) {
-	benchFlyLabToolCall(b, StartStack(b, StackOptions{}), newSelfCPUMeter(), nil)
+	s := StartStack(b, StackOptions{})
+	benchFlyLabToolCall(b, s, s.Client(b), newSelfCPUMeter(), nil)
 }
 
 // BenchmarkProductionTopology_FlyLabToolCall is BenchmarkFlyLab_ToolCall
@@ -63,10 +67,17 @@ func BenchmarkFlyLab_ToolCall(b *testing.B) {
 //	go test -run '^$' -bench ProductionTopology_FlyLab -benchtime 200x ./internal/e2e/
 func BenchmarkProductionTopology_FlyLabToolCall(b *testing.B) {
 	p := startProdStack(b)
-	benchFlyLabToolCall(b, p.Stack, newCPUMeter(p.Prod), newCommitMeter(b, p.Prod.DatabasePrefix))
+	tc, err := client.Dial(client.Options{HostPort: p.Prod.TemporalAddress, Namespace: p.Prod.Namespace, Logger: quietSDKLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tc.Close()
+	benchFlyLabToolCall(b, p.Stack, tc, newCPUMeter(p.Prod), newCommitMeter(b, p.Prod.DatabasePrefix))
 }
 
-func benchFlyLabToolCall(b *testing.B, s *Stack, cpu *cpuMeter, commits *commitMeter) {
+// benchFlyLabToolCall times the tool calls through MCP; tc reaches the
+// stack's Temporal frontend, for the same find sent as the bare Update.
+func benchFlyLabToolCall(b *testing.B, s *Stack, tc client.Client, cpu *cpuMeter, commits *commitMeter) {
 	ctx := context.Background()
 	cl := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	sess, err := cl.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.APIURL + "/mcp/flylab",
@@ -110,6 +121,36 @@ func benchFlyLabToolCall(b *testing.B, s *Stack, cpu *cpuMeter, commits *commitM
 		if f := floor.p50(); f > 0 {
 			b.ReportMetric(float64(l.p50())/float64(f), "x-in-process")
 		}
+	})
+	b.Run("find_update_direct", func(b *testing.B) {
+		// The session workflow's part of find_fly_circuits alone: the
+		// Update the api sends (validator, search and result put, commit,
+		// snapshot), from a Temporal client, without the api, MCP or front.
+		var l latencies
+		commits.begin()
+		cpu.begin("find-update")
+		for b.Loop() {
+			args, err := json.Marshal(map[string]any{"page_session_id": sid, "expected_state_revision": rev, "query": "backward walking"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			req := wf.ToolRequest{Tool: wf.ToolFind, Args: args, ExpectedRevision: int(rev)}
+			start := time.Now()
+			h, err := tc.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: wf.SessionWorkflowID(sid),
+				UpdateName: wf.ToolUpdate, Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted})
+			var out wf.ToolOutcome
+			if err == nil {
+				err = h.Get(ctx, &out)
+			}
+			l = append(l, time.Since(start))
+			if err != nil || out.Failure != nil {
+				b.Fatalf("update: %v %+v", err, out.Failure)
+			}
+			rev = float64(out.State.Revision)
+		}
+		cpu.report(b, len(l))
+		commits.report(b, len(l))
+		l.report(b)
 	})
 	b.Run("inspect_via_mcp", func(b *testing.B) {
 		var l latencies
