@@ -1,6 +1,7 @@
 package devserver
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -52,12 +53,16 @@ func freePorts(host string, n int) ([]int, error) {
 	return ports, nil
 }
 
+// ErrPortInUse is the error (wrapped) of a start whose port something
+// else already listens on: choose another address, or pick free ports again.
+var ErrPortInUse = errors.New("port is in use (set another address)")
+
 // ensurePortFree fails clearly when something already listens on the port,
 // instead of letting a server die deep inside its start-up.
 func ensurePortFree(host string, port int) error {
 	l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
-		return fmt.Errorf("port is in use (set another address): %w", err)
+		return fmt.Errorf("%w: %w", ErrPortInUse, err)
 	}
 	return l.Close()
 }

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/config"
+	"github.com/gatehouse/gatehouse/internal/devserver"
 )
 
 // Stack is a running dev stack for one or more tests.
@@ -74,7 +75,7 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 		return app.StartDev(context.Background(), cfg, app.DevOptions{LogOutput: stackLogs(t), QuietTemporal: true, NoWorker: opts.NoWorker})
 	}
 	dev, err := start()
-	for attempt := 1; attempt < 3 && err != nil && strings.Contains(err.Error(), "port is in use"); attempt++ {
+	for attempt := 1; attempt < 3 && err != nil && errors.Is(err, devserver.ErrPortInUse); attempt++ {
 		t.Logf("start dev stack, attempt %d: %v; retrying", attempt, err)
 		dev, err = start()
 	}
