@@ -197,6 +197,12 @@ func leasedRollouts(b *testing.B, n int) (*gorm.DB, []Holder) {
 			_ = s.Close()
 		}
 	})
+	return db, leaseAll(b, db, n)
+}
+
+// leaseAll migrates db and leases n new rollouts for an hour.
+func leaseAll(b *testing.B, db *gorm.DB, n int) []Holder {
+	b.Helper()
 	for _, m := range Migrations() {
 		if err := m.Up(db); err != nil {
 			b.Fatal(err)
@@ -219,5 +225,5 @@ func leasedRollouts(b *testing.B, n int) (*gorm.DB, []Holder) {
 			holders = append(holders, Holder{RolloutID: g.Rollout.ID, APIKey: g.APIKey, LeaseToken: g.LeaseToken})
 		}
 	}
-	return db, holders
+	return holders
 }
