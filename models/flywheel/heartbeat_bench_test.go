@@ -40,25 +40,35 @@ func BenchmarkHeartbeat_Postgres(b *testing.B) {
 		b.Fatal(err)
 	}
 	sqlDB.SetMaxOpenConns(32)
-	type variant struct {
-		name string
-		idle int
-		fn   func(*gorm.DB, Holder, time.Time) (Extension, error)
-		lat  []time.Duration
-		cpu  time.Duration // this process's CPU time over the bursts
+	variants := []*heartbeatVariant{
+		{name: "one", idle: 32, fn: heartbeatOneStatement}, {name: "gorm", idle: 32, fn: heartbeatThroughGORM},
+		{name: "join", idle: 32, fn: heartbeatJoiningHistory}, {name: "rtu", idle: 32, fn: heartbeatReadThenUpdate},
 	}
-	variants := []*variant{
-		{"one", 32, heartbeatOneStatement, nil, 0}, {"gorm", 32, heartbeatThroughGORM, nil, 0}, {"join", 32, heartbeatJoiningHistory, nil, 0},
-		{"rtu", 32, heartbeatReadThenUpdate, nil, 0},
-	}
+	heartbeatInTurns(b, db, holders, variants, func(v *heartbeatVariant) { sqlDB.SetMaxIdleConns(v.idle) })
+	reportHeartbeatVariants(b, variants, "-client-cpu-us")
+}
+
+// heartbeatVariant is one way to heartbeat that a benchmark compares, with
+// what it measured.
+type heartbeatVariant struct {
+	name string
+	idle int // idle connections the pool keeps while it runs
+	fn   func(*gorm.DB, Holder, time.Time) (Extension, error)
+	lat  []time.Duration
+	cpu  time.Duration // this process's CPU time over the bursts
+}
+
+// heartbeatInTurns runs the variants in turns, 1,000 heartbeats at a time,
+// b.N rounds each led by the next variant (the first burst after a pause
+// runs slower, and that must not land on one variant, nor a change of
+// machine load); setup runs before each burst.
+func heartbeatInTurns(b *testing.B, db *gorm.DB, holders []Holder, variants []*heartbeatVariant, setup func(*heartbeatVariant)) {
 	next := 0
 	b.ResetTimer()
 	for round := range b.N {
-		// Each round starts with the next variant: the first burst after
-		// a pause runs slower, and that must not land on one variant.
 		for k := range variants {
 			v := variants[(round+k)%len(variants)]
-			sqlDB.SetMaxIdleConns(v.idle)
+			setup(v)
 			before := processCPU(b)
 			v.lat = append(v.lat, heartbeatBurst(b, db, holders[next:next+1000], v.fn)...)
 			v.cpu += processCPU(b) - before
@@ -66,12 +76,17 @@ func BenchmarkHeartbeat_Postgres(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+}
+
+// reportHeartbeatVariants reports each variant's p50 and p99 in ms and its
+// CPU per heartbeat in µs (metric <name><cpuSuffix>).
+func reportHeartbeatVariants(b *testing.B, variants []*heartbeatVariant, cpuSuffix string) {
 	for _, v := range variants {
 		slices.Sort(v.lat)
 		p := func(q float64) float64 { return float64(v.lat[int(q*float64(len(v.lat)-1))].Microseconds()) / 1000 }
 		b.ReportMetric(p(0.50), v.name+"-p50-ms")
 		b.ReportMetric(p(0.99), v.name+"-p99-ms")
-		b.ReportMetric(float64(v.cpu.Microseconds())/float64(len(v.lat)), v.name+"-client-cpu-us")
+		b.ReportMetric(float64(v.cpu.Microseconds())/float64(len(v.lat)), v.name+cpuSuffix)
 	}
 }
 

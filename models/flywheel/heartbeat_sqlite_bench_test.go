@@ -2,9 +2,7 @@ package flywheel
 
 import (
 	"path/filepath"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/libtnb/sqlite"
 	"gorm.io/gorm"
@@ -35,30 +33,7 @@ func BenchmarkHeartbeat_SQLite(b *testing.B) {
 	sqlDB.SetMaxOpenConns(1)
 	b.Cleanup(func() { _ = sqlDB.Close() })
 	holders := leaseAll(b, db, 2000)
-	type variant struct {
-		name string
-		fn   func(*gorm.DB, Holder, time.Time) (Extension, error)
-		lat  []time.Duration
-		cpu  time.Duration
-	}
-	variants := []*variant{{"prepared", heartbeatPrepared, nil, 0}, {"parsed", heartbeatReadThenUpdate, nil, 0}}
-	next := 0
-	b.ResetTimer()
-	for round := range b.N {
-		for k := range variants {
-			v := variants[(round+k)%len(variants)]
-			before := processCPU(b)
-			v.lat = append(v.lat, heartbeatBurst(b, db, holders[next:next+1000], v.fn)...)
-			v.cpu += processCPU(b) - before
-			next = (next + 1000) % len(holders)
-		}
-	}
-	b.StopTimer()
-	for _, v := range variants {
-		slices.Sort(v.lat)
-		p := func(q float64) float64 { return float64(v.lat[int(q*float64(len(v.lat)-1))].Microseconds()) / 1000 }
-		b.ReportMetric(p(0.50), v.name+"-p50-ms")
-		b.ReportMetric(p(0.99), v.name+"-p99-ms")
-		b.ReportMetric(float64(v.cpu.Microseconds())/float64(len(v.lat)), v.name+"-cpu-us")
-	}
+	variants := []*heartbeatVariant{{name: "prepared", fn: heartbeatPrepared}, {name: "parsed", fn: heartbeatReadThenUpdate}}
+	heartbeatInTurns(b, db, holders, variants, func(*heartbeatVariant) {})
+	reportHeartbeatVariants(b, variants, "-cpu-us")
 }
