@@ -8,7 +8,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
-	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/internal/researchclient"
 	"github.com/gatehouse/gatehouse/internal/sandbox"
@@ -72,9 +71,6 @@ func (a *SandboxActivities) ReapSandboxes(ctx context.Context, in wf.ReapInput) 
 // The experiment takes a repeated notice as one.
 func (a *SandboxActivities) endReaped(ctx context.Context, uid string) error {
 	sb, reaped, err := models.ReapSandbox(ctx, a.DB, uid, time.Now().UTC())
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil // a machine with no row: nothing to end, nobody to tell
-	}
 	if err != nil || !reaped {
 		return err
 	}
