@@ -60,12 +60,14 @@ func init() {
 }
 
 // profilePhase starts a CPU profile named phase in every child role that
-// serves one (benchProfileDirEnv) and returns the function that stops them.
+// serves one (benchProfileDirEnv), and perf across the machine when asked
+// (benchPerfEnv), and returns the function that stops them.
 func profilePhase(b *testing.B, phase string) func() {
 	dir := os.Getenv(benchProfileDirEnv)
 	if dir == "" {
 		return func() {}
 	}
+	stopPerf := perfPhase(b, phase)
 	addrs, _ := filepath.Glob(filepath.Join(dir, "*.addr"))
 	var live []string
 	for _, a := range addrs {
@@ -80,6 +82,7 @@ func profilePhase(b *testing.B, phase string) func() {
 	}
 	b.Logf("profiling %s in %d processes", phase, len(live))
 	return func() {
+		stopPerf()
 		for _, a := range live {
 			if r, err := http.Post("http://"+a+"/stop", "", nil); err == nil {
 				_ = r.Body.Close()
