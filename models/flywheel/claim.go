@@ -115,7 +115,7 @@ func grantOne(tx *gorm.DB, r Rollout, claimer string, lease time.Duration, now t
 // before still count as undelivered in Attempts.
 func RevertGrant(ctx context.Context, db *gorm.DB, id string, epoch int64, now time.Time) error {
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&Rollout{}).Where("id = ? AND lease_epoch = ? AND status = ? AND output_at IS NULL", id, epoch, StatusLeased).
+		res := tx.Model(&Rollout{}).Where("id = ? AND lease_epoch = ? AND "+rowStatusIs+"? AND output_at IS NULL", id, epoch, StatusLeased).
 			Updates(map[string]any{"status": StatusQueued, "lease_token_hash": "", "api_key_hash": "", "llm_token_hash": "",
 				"lease_expires_at": nil, "updated_at": now.UTC(), "leases_undelivered": gorm.Expr("leases_undelivered + 1")})
 		if res.Error != nil || res.RowsAffected == 0 {

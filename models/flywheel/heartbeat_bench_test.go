@@ -176,24 +176,34 @@ func heartbeatBurst(b *testing.B, db *gorm.DB, holders []Holder, fn func(*gorm.D
 }
 
 // leasedRollouts migrates a fresh schema on GATEHOUSE_TEST_DATABASE_URL
-// (skipping b without one; the schema is dropped after b) and leases n
-// rollouts for an hour.
-func leasedRollouts(b *testing.B, n int) (*gorm.DB, []Holder) {
-	b.Helper()
+// (dropped afterwards) and leases n new rollouts for an hour.
+func leasedRollouts(tb testing.TB, n int) (*gorm.DB, []Holder) {
+	tb.Helper()
+	db := freshPostgresSchema(tb)
+	return db, leaseAll(tb, db, n, nil)
+}
+
+// freshPostgresSchema opens a new schema on GATEHOUSE_TEST_DATABASE_URL,
+// dropped after the test; it skips without that variable, except in CI.
+func freshPostgresSchema(tb testing.TB) *gorm.DB {
+	tb.Helper()
 	base := os.Getenv("GATEHOUSE_TEST_DATABASE_URL")
 	if base == "" {
-		b.Skip("needs GATEHOUSE_TEST_DATABASE_URL")
+		if os.Getenv("CI") != "" {
+			tb.Fatal("GATEHOUSE_TEST_DATABASE_URL is not set; CI must provide PostgreSQL")
+		}
+		tb.Skip("needs GATEHOUSE_TEST_DATABASE_URL")
 	}
 	cfg := &gorm.Config{TranslateError: true, Logger: logger.Discard}
 	admin, err := gorm.Open(postgres.Open(base), cfg)
 	if err != nil {
-		b.Skipf("postgres: %v", err)
+		tb.Fatalf("postgres: %v", err)
 	}
 	suffix := make([]byte, 6)
 	_, _ = rand.Read(suffix)
 	schema := "bench_" + hex.EncodeToString(suffix)
 	if err := admin.Exec("CREATE SCHEMA " + schema).Error; err != nil {
-		b.Skipf("postgres: %v", err)
+		tb.Fatalf("postgres: %v", err)
 	}
 	sep := "?"
 	if strings.Contains(base, "?") {
@@ -201,9 +211,9 @@ func leasedRollouts(b *testing.B, n int) (*gorm.DB, []Holder) {
 	}
 	db, err := gorm.Open(postgres.Open(base+sep+"search_path="+schema), cfg)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	b.Cleanup(func() {
+	tb.Cleanup(func() {
 		if s, err := db.DB(); err == nil {
 			_ = s.Close()
 		}
@@ -212,29 +222,33 @@ func leasedRollouts(b *testing.B, n int) (*gorm.DB, []Holder) {
 			_ = s.Close()
 		}
 	})
-	return db, leaseAll(b, db, n)
+	return db
 }
 
-// leaseAll migrates db and leases n new rollouts for an hour.
-func leaseAll(b *testing.B, db *gorm.DB, n int) []Holder {
-	b.Helper()
+// leaseAll migrates db and leases n new rollouts for an hour; beforeClaim
+// (when not nil) runs once they are all queued, before the first claim.
+func leaseAll(tb testing.TB, db *gorm.DB, n int, beforeClaim func()) []Holder {
+	tb.Helper()
 	for _, m := range Migrations() {
 		if err := m.Up(db); err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
 	}
 	ctx := context.Background()
 	now := time.Now()
 	for range n {
 		if _, _, err := Enqueue(ctx, db, NewRollout{ID: NewRolloutID(), TurnInput: "bench", DeadlineAt: now.Add(2 * time.Hour), MaxAttempts: 3}); err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
+	}
+	if beforeClaim != nil {
+		beforeClaim()
 	}
 	var holders []Holder
 	for len(holders) < n {
 		gs, err := Claim(ctx, db, Claimant{CredentialID: "bench", AllProjects: true}, MaxClaimBatch, time.Hour, now)
 		if err != nil || len(gs) == 0 {
-			b.Fatalf("claim: %v (%d leased)", err, len(holders))
+			tb.Fatalf("claim: %v (%d leased)", err, len(holders))
 		}
 		for _, g := range gs {
 			holders = append(holders, Holder{RolloutID: g.Rollout.ID, APIKey: g.APIKey, LeaseToken: g.LeaseToken})

@@ -32,7 +32,7 @@ func BenchmarkHeartbeat_SQLite(b *testing.B) {
 	}
 	sqlDB.SetMaxOpenConns(1)
 	b.Cleanup(func() { _ = sqlDB.Close() })
-	holders := leaseAll(b, db, 2000)
+	holders := leaseAll(b, db, 2000, nil)
 	variants := []*heartbeatVariant{{name: "prepared", fn: heartbeatPrepared}, {name: "parsed", fn: heartbeatReadThenUpdate}}
 	heartbeatInTurns(b, db, holders, variants, func(*heartbeatVariant) {})
 	reportHeartbeatVariants(b, variants, "-cpu-us")

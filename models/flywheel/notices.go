@@ -85,19 +85,15 @@ func (n Notice) Key() NoticeKey {
 // to send is retried then. On PostgreSQL the rows are taken FOR UPDATE SKIP
 // LOCKED in the same statement that pushes them. A grant notice whose lease
 // is still current carries the lease's expiry as it is now (heartbeats may
-// have moved it since the grant).
+// have moved it since the grant); its rollout is read by primary key
+// alone (rowStatusIs).
 func DueNotices(ctx context.Context, db *gorm.DB, now time.Time, retry time.Duration, limit int) ([]Notice, error) {
 	now = dbTime(now)
 	next := now.Add(retry)
 	db = db.WithContext(ctx)
 	if db.Dialector.Name() == "postgres" {
 		var rows []dueNotice
-		err := db.Raw(`UPDATE flywheel_notices n SET due_at = @next
-			FROM (SELECT rollout_id, epoch, kind FROM flywheel_notices WHERE due_at <= @now
-				ORDER BY due_at LIMIT @limit FOR UPDATE SKIP LOCKED) d
-			WHERE n.rollout_id = d.rollout_id AND n.epoch = d.epoch AND n.kind = d.kind
-			RETURNING n.*, (SELECT r.lease_expires_at FROM flywheel_rollouts r
-				WHERE r.id = n.rollout_id AND r.lease_epoch = n.epoch AND r.status = @leased) AS current_expires_at`,
+		err := db.Raw(dueNoticesPostgres,
 			map[string]any{"next": next, "now": now, "limit": limit, "leased": StatusLeased}).Find(&rows).Error
 		out := make([]Notice, len(rows))
 		for i, r := range rows {
@@ -126,6 +122,17 @@ func DueNotices(ctx context.Context, db *gorm.DB, now time.Time, retry time.Dura
 	})
 	return out, err
 }
+
+// dueNoticesPostgres is DueNotices on PostgreSQL in one statement: it
+// pushes the due time of up to @limit due notices (skipping those another
+// process holds) and returns each with its lease's expiry as the rollout's
+// row has it now (rowStatusIs).
+const dueNoticesPostgres = `UPDATE flywheel_notices n SET due_at = @next
+			FROM (SELECT rollout_id, epoch, kind FROM flywheel_notices WHERE due_at <= @now
+				ORDER BY due_at LIMIT @limit FOR UPDATE SKIP LOCKED) d
+			WHERE n.rollout_id = d.rollout_id AND n.epoch = d.epoch AND n.kind = d.kind
+			RETURNING n.*, (SELECT r.lease_expires_at FROM flywheel_rollouts r
+				WHERE r.id = n.rollout_id AND r.lease_epoch = n.epoch AND coalesce(r.status, '') = @leased) AS current_expires_at`
 
 // dueNotice is a notice with its lease's expiry as the row has it now.
 type dueNotice struct {
