@@ -156,16 +156,14 @@ func heartbeatReadThenUpdate(db *gorm.DB, h Holder, now time.Time) (Extension, e
 // lock of the UPDATE makes it atomic against a concurrent claim, expiry or
 // output. The lease's grant comes from the same row (written with the
 // grant), not from a join on the lease history. Only a refused heartbeat
-// pays a second read, to name its error. The status test is written
-// coalesce(r.status, <empty string>) (status is NOT NULL: the same test) so that it
-// cannot be an index condition and the row is found by its primary key
-// alone, whatever the statistics say (see rowStatusIs). Its parameters are positional
+// pays a second read, to name its error. The row is found by its primary
+// key alone (rowStatusIs). Its parameters are positional
 // ($1 now, $2 id, $3 key hash, $4 token hash, $5 the leased status): it
 // runs on database/sql directly (see heartbeatOneStatement).
 const heartbeatPostgres = `UPDATE flywheel_rollouts r
 	SET lease_expires_at = LEAST(CAST($1 AS timestamptz) + make_interval(secs => r.lease_seconds), r.deadline_at),
 		lease_heartbeats = r.lease_heartbeats + 1, updated_at = $1
-	WHERE r.id = $2 AND r.api_key_hash = $3 AND r.lease_token_hash = $4 AND coalesce(r.status, '') = $5
+	WHERE r.id = $2 AND r.api_key_hash = $3 AND r.lease_token_hash = $4 AND ` + rowStatusIs + `$5
 		AND r.output_at IS NULL AND r.deadline_at > $1 AND r.lease_expires_at > $1
 	RETURNING r.lease_epoch, r.lease_expires_at, r.lease_granted_at, r.lease_granted_expiry`
 

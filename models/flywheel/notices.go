@@ -132,7 +132,7 @@ const dueNoticesPostgres = `UPDATE flywheel_notices n SET due_at = @next
 				ORDER BY due_at LIMIT @limit FOR UPDATE SKIP LOCKED) d
 			WHERE n.rollout_id = d.rollout_id AND n.epoch = d.epoch AND n.kind = d.kind
 			RETURNING n.*, (SELECT r.lease_expires_at FROM flywheel_rollouts r
-				WHERE r.id = n.rollout_id AND r.lease_epoch = n.epoch AND coalesce(r.status, '') = @leased) AS current_expires_at`
+				WHERE r.id = n.rollout_id AND r.lease_epoch = n.epoch AND ` + rowStatusIs + `@leased) AS current_expires_at`
 
 // dueNotice is a notice with its lease's expiry as the row has it now.
 type dueNotice struct {

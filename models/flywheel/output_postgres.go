@@ -11,12 +11,11 @@ import (
 // is authorize's success case, as in heartbeatPostgres), the output row,
 // the output notice, and the end of any grant notice still waiting (the
 // output notice tells the workflow all it needs). The row is found by its
-// primary key alone (rowStatusIs says why the status test is written
-// coalesce(status, <empty string>)). Should the output row be refused (a value the
+// primary key alone (rowStatusIs). Should the output row be refused (a value the
 // store cannot hold), the whole statement fails and nothing is accepted.
 const acceptOutputPostgres = `WITH accepted AS (
 		UPDATE flywheel_rollouts SET output_at = @now, updated_at = @now
-		WHERE id = @id AND api_key_hash = @key AND lease_token_hash = @token AND coalesce(status, '') = @leased
+		WHERE id = @id AND api_key_hash = @key AND lease_token_hash = @token AND ` + rowStatusIs + `@leased
 			AND output_at IS NULL AND deadline_at > @now AND lease_expires_at > @now
 		RETURNING id, lease_epoch
 	), stored AS (

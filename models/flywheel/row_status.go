@@ -11,7 +11,6 @@ package flywheel
 // 'leased' looks as if it matched nothing, the claim index looks cheapest,
 // and every heartbeat and output walks the claim index's entries of all
 // leased rollouts (30 buffers a heartbeat at 2,000 leased, against 6 by
-// the primary key). The raw statements (heartbeatPostgres,
-// acceptOutputPostgres, DueNotices) spell the same form out; this is it
-// for statements built with GORM.
+// the primary key). It names status unqualified: in each statement that
+// uses it only the rollouts table has that column.
 const rowStatusIs = "coalesce(status, '') = "

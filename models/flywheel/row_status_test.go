@@ -31,20 +31,22 @@ func TestRowStatements_FindTheRowByItsPrimaryKeyWhateverTheStatisticsSay(t *test
 		t.Fatal(err)
 	}
 	plans := map[string]string{"heartbeat": planText(t, rows)}
-	named := map[string]map[string]any{
-		"output": {"now": now, "id": h.RolloutID, "key": Hash(h.APIKey), "token": Hash(h.LeaseToken), "leased": StatusLeased,
-			"body_sha256": "x", "final_text": "", "tool_calls": nil, "omitted": 0, "llm_call_count": nil, "artifacts": nil,
-			"reward": nil, "success": nil, "exclusion_reason": nil, "exclusion_detail": nil, "events": nil, "timing": nil,
-			"agent_fingerprint": nil, "tool_call_landed": nil, "output": NoticeOutput, "grant": NoticeGrant, "due": now},
-		"due notices": {"next": now, "now": now, "limit": 10, "leased": StatusLeased},
-	}
-	statements := map[string]string{"output": acceptOutputPostgres, "due notices": dueNoticesPostgres}
-	for name, args := range named {
-		rows, err := db.Raw("EXPLAIN "+statements[name], args).Rows()
+	for _, st := range []struct {
+		name, sql string
+		args      map[string]any
+	}{
+		{"output", acceptOutputPostgres, map[string]any{"now": now, "id": h.RolloutID, "key": Hash(h.APIKey),
+			"token": Hash(h.LeaseToken), "leased": StatusLeased, "body_sha256": "x", "final_text": "", "tool_calls": nil,
+			"omitted": 0, "llm_call_count": nil, "artifacts": nil, "reward": nil, "success": nil, "exclusion_reason": nil,
+			"exclusion_detail": nil, "events": nil, "timing": nil, "agent_fingerprint": nil, "tool_call_landed": nil,
+			"output": NoticeOutput, "grant": NoticeGrant, "due": now}},
+		{"due notices", dueNoticesPostgres, map[string]any{"next": now, "now": now, "limit": 10, "leased": StatusLeased}},
+	} {
+		rows, err := db.Raw("EXPLAIN "+st.sql, st.args).Rows()
 		if err != nil {
-			t.Fatalf("%s: %v", name, err)
+			t.Fatalf("%s: %v", st.name, err)
 		}
-		plans[name] = planText(t, rows)
+		plans[st.name] = planText(t, rows)
 	}
 	for name, plan := range plans {
 		if !strings.Contains(plan, "flywheel_rollouts_pkey") || strings.Contains(plan, "idx_flywheel_rollouts_claim") {
