@@ -11,7 +11,8 @@ import (
 	wf "github.com/gatehouse/gatehouse/workflows/flylab"
 )
 
-// FindCircuits runs find_fly_circuits and stores the discovery decision.
+// FindCircuits runs find_fly_circuits and stores the discovery decision,
+// unless the call defers it to the commit's snapshot (recomputeResult).
 func (a *Activities) FindCircuits(ctx context.Context, call wf.ToolCall) (wf.ToolEffect, error) {
 	var q science.SearchQuery
 	if err := decodeArgs(call.Args, &q); err != nil {
@@ -21,8 +22,10 @@ func (a *Activities) FindCircuits(ctx context.Context, call wf.ToolCall) (wf.Too
 	if err != nil {
 		return effectOf(err)
 	}
-	if err := models.PutToolResult(ctx, a.DB, call.ResultKey, call.SessionID, call.Tool, res); err != nil {
-		return wf.ToolEffect{}, err
+	if !call.DeferResult {
+		if err := models.PutToolResult(ctx, a.DB, call.ResultKey, call.SessionID, call.Tool, res); err != nil {
+			return wf.ToolEffect{}, err
+		}
 	}
 	ref := &wf.DiscoveryRef{ID: res.DiscoveryDecision.ID, Goal: q.Query, EligibleIDs: res.HypothesisEligibleEvidenceIDs,
 		Causal: res.CausalEvidenceIDsByPerturbation, ResultKey: call.ResultKey, EvidenceIDs: []string{}}

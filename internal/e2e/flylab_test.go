@@ -132,7 +132,7 @@ func TestFlyLab_PipelineOverHTTP(t *testing.T) {
 	if again := call("save_fly_evidence", save); again["idempotent_replay"] != true {
 		t.Fatalf("save replay: %v", again["idempotent_replay"])
 	}
-	recordHistory(t, s, "flylab-session/"+sid, "session_pipeline_analysis_heartbeat")
+	recordHistory(t, s, "flylab-session/"+sid, "session_pipeline_find_one_commit")
 	recordHistory(t, s, "flylab-experiment/"+expID, "experiment_approved")
 
 	// A changed design revokes the approval and everything downstream; the

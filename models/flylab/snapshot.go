@@ -29,7 +29,27 @@ func (SessionSnapshot) TableName() string { return "flylab_session_snapshots" }
 // moves the stored state back.
 func SaveSnapshot(ctx context.Context, db *gorm.DB, sessionID string, revision int, state []byte) error {
 	row := SessionSnapshot{SessionID: sessionID, Revision: revision, State: string(state), UpdatedAt: time.Now().UTC()}
-	return db.WithContext(ctx).Clauses(clause.OnConflict{
+	return upsertSnapshot(db.WithContext(ctx), row)
+}
+
+// SaveSnapshotWithResult stores the tool result of the commit (once, by
+// key, as PutToolResult does) and the commit's snapshot in one
+// transaction: one commit to disk, and never one without the other.
+func SaveSnapshotWithResult(ctx context.Context, db *gorm.DB, sessionID string, revision int, state []byte, result ToolResult) error {
+	now := time.Now().UTC()
+	result.CreatedAt = now
+	row := SessionSnapshot{SessionID: sessionID, Revision: revision, State: string(state), UpdatedAt: now}
+	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&result).Error; err != nil {
+			return err
+		}
+		return upsertSnapshot(tx, row)
+	})
+}
+
+// upsertSnapshot writes row unless a later revision is stored.
+func upsertSnapshot(db *gorm.DB, row SessionSnapshot) error {
+	return db.Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "session_id"}},
 		DoUpdates: clause.AssignmentColumns([]string{"revision", "state", "updated_at"}),
 		Where: clause.Where{Exprs: []clause.Expression{

@@ -34,18 +34,25 @@ func (s *session) persist(ctx workflow.Context) {
 	if workflow.GetVersion(ctx, snapshotVersion, workflow.DefaultVersion, 1) != 1 {
 		return
 	}
+	if err := s.storeSnapshot(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Warn("session snapshot not stored; the next commit stores it", "revision", s.state.Revision, "error", err)
+	}
+}
+
+// storeSnapshot stores the committed state, with result when it is set,
+// and records the revision as saved.
+func (s *session) storeSnapshot(ctx workflow.Context, result *DeferredResult) error {
 	snap := s.state
 	snap.Running = ""
 	raw, err := json.Marshal(snap)
 	if err != nil {
-		workflow.GetLogger(ctx).Error("session snapshot not encoded", "revision", snap.Revision, "error", err)
-		return
+		return err
 	}
-	in := StateSnapshot{SessionID: snap.SessionID, Revision: snap.Revision, State: raw}
+	in := StateSnapshot{SessionID: snap.SessionID, Revision: snap.Revision, State: raw, Result: result}
 	lctx := workflow.WithLocalActivityOptions(ctx, snapshotOptions)
 	if err := workflow.ExecuteLocalActivity(lctx, ActivitySaveSession, in).Get(ctx, nil); err != nil {
-		workflow.GetLogger(ctx).Warn("session snapshot not stored; the next commit stores it", "revision", in.Revision, "error", err)
-		return
+		return err
 	}
 	s.saved = max(s.saved, in.Revision)
+	return nil
 }

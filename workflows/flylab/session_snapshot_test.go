@@ -107,16 +107,20 @@ func TestSession_OperatorDecisionIsStored(t *testing.T) {
 }
 
 // TestSession_FailedSnapshotKeepsTheCommitAndTheNextStoresIt proves a
-// database outage during the snapshot does not fail the agent's call, and
-// the next commit stores the whole state, the earlier commit included.
+// database outage during the snapshot does not fail the agent's call
+// (one whose activity stored its own result, here a draft), and the next
+// commit stores the whole state, the earlier commit included.
 func TestSession_FailedSnapshotKeepsTheCommitAndTheNextStoresIt(t *testing.T) {
 	snaps := &snapshots{fail: func(rev int) bool { return rev == 2 }}
 	env := newEnvStoring(t, snaps.save)
 	discoverEach(env)
+	env.RegisterActivityWithOptions(func(context.Context, ToolCall) (ToolEffect, error) {
+		return ToolEffect{CreatedArtifactIDs: []string{"hyp_1"}, Patch: Patch{Hypothesis: &HypothesisRef{ID: "hyp_1"}}}, nil
+	}, activity.RegisterOptions{Name: ActivityDraftHypothesis})
 	var first, second ToolOutcome
 	var err1, err2 error
 	env.RegisterDelayedCallback(func() {
-		callTool(env, "u1", ToolRequest{Tool: ToolFind, ExpectedRevision: 1, Args: json.RawMessage(`{}`)}, &first, &err1)
+		callTool(env, "u1", ToolRequest{Tool: ToolDraft, ExpectedRevision: 1, Args: json.RawMessage(`{}`)}, &first, &err1)
 	}, time.Second)
 	env.RegisterDelayedCallback(func() {
 		callTool(env, "u2", ToolRequest{Tool: ToolFind, ExpectedRevision: 2, OperationID: "op-2", Args: json.RawMessage(`{}`)}, &second, &err2)

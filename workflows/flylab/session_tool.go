@@ -93,6 +93,7 @@ func (s *session) handleTool(ctx workflow.Context, req ToolRequest) (ToolOutcome
 	if key != "" {
 		call.ResultKey = key
 	}
+	call.DeferResult = defersResult(ctx, req.Tool)
 	var effect ToolEffect
 	err := s.runToolActivity(actx, req.Tool, call).Get(ctx, &effect)
 	if cancellable && !s.passCancelCheck() {
@@ -112,6 +113,7 @@ func (s *session) handleTool(ctx workflow.Context, req ToolRequest) (ToolOutcome
 		}
 	}
 	prev := s.state.Revision
+	undo := s.beforeCommit(key)
 	s.apply(ctx, effect.Patch)
 	s.state.Revision++
 	s.committed++
@@ -125,6 +127,15 @@ func (s *session) handleTool(ctx workflow.Context, req ToolRequest) (ToolOutcome
 			s.state.Operations = map[string]OperationRecord{}
 		}
 		s.state.Operations[key] = OperationRecord{Tool: req.Tool, InputHash: req.InputHash, Outcome: out}
+	}
+	if call.DeferResult {
+		// The result exists only once the snapshot stored it: without it
+		// the commit is undone, and the same call can be sent again.
+		if err := s.storeSnapshot(ctx, deferredResult(call, effect)); err != nil {
+			s.undo(undo)
+			return s.fail(outageCode(req.Tool), "the result of "+req.Tool+" could not be stored; retry the same call",
+				map[string]any{"cause": err.Error()}, true), nil
+		}
 	}
 	_ = s.setGate(ctx)
 	s.persist(ctx)

@@ -52,6 +52,10 @@ type ToolCall struct {
 	// Stage asks the activity to write its batch or bundle staged, for the
 	// commit to publish (session_cancel.go); false in older histories.
 	Stage bool `json:"stage,omitempty"`
+	// DeferResult asks the activity to compute its result without storing
+	// it: the commit's snapshot stores it, in the same transaction
+	// (session_commit.go); false in older histories.
+	DeferResult bool `json:"defer_result,omitempty"`
 }
 
 // ToolEffect is what a tool activity returns: a domain failure, or the ids
@@ -187,6 +191,19 @@ type StateSnapshot struct {
 	SessionID string          `json:"session_id"`
 	Revision  int             `json:"revision"`
 	State     json.RawMessage `json:"state"`
+	// Result, when set, is the committed call's result, stored with the
+	// snapshot in one transaction.
+	Result *DeferredResult `json:"result,omitempty"`
+}
+
+// DeferredResult names a tool result the snapshot's activity computes
+// again and stores with the snapshot: the call's arguments, the key it is
+// stored under, and the artifact id the computation must reproduce.
+type DeferredResult struct {
+	Tool       string          `json:"tool"`
+	Key        string          `json:"key"`
+	Args       json.RawMessage `json:"args"`
+	ArtifactID string          `json:"artifact_id"`
 }
 
 // SessionInput starts (or continues) a session workflow. ContinueAfter is
