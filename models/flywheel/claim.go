@@ -115,14 +115,20 @@ func grantOne(tx *gorm.DB, r Rollout, claimer string, lease time.Duration, now t
 // before still count as undelivered in Attempts.
 func RevertGrant(ctx context.Context, db *gorm.DB, id string, epoch int64, now time.Time) error {
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&Rollout{}).Where("id = ? AND lease_epoch = ? AND "+rowStatusIs+"? AND output_at IS NULL", id, epoch, StatusLeased).
-			Updates(map[string]any{"status": StatusQueued, "lease_token_hash": "", "api_key_hash": "", "llm_token_hash": "",
-				"lease_expires_at": nil, "updated_at": now.UTC(), "leases_undelivered": gorm.Expr("leases_undelivered + 1")})
+		res := revertGrantUpdate(tx, id, epoch, now)
 		if res.Error != nil || res.RowsAffected == 0 {
 			return res.Error
 		}
 		return endLease(tx, id, epoch, "not_delivered", now, 0)
 	})
+}
+
+// revertGrantUpdate re-queues rollout id if it is still leased at epoch
+// with no output, and counts the undelivered lease.
+func revertGrantUpdate(tx *gorm.DB, id string, epoch int64, now time.Time) *gorm.DB {
+	return tx.Model(&Rollout{}).Where("id = ? AND lease_epoch = ? AND "+rowStatusIs+"? AND output_at IS NULL", id, epoch, StatusLeased).
+		Updates(map[string]any{"status": StatusQueued, "lease_token_hash": "", "api_key_hash": "", "llm_token_hash": "",
+			"lease_expires_at": nil, "updated_at": now.UTC(), "leases_undelivered": gorm.Expr("leases_undelivered + 1")})
 }
 
 // endLease closes a lease history row once; a closed one is left alone.

@@ -5,12 +5,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // TestRowStatements_FindTheRowByItsPrimaryKeyWhateverTheStatisticsSay:
 // with the statistics taken while every rollout was queued and every one
-// leased since (a claim burst after an enqueue), the heartbeat, the output
-// and the notice statements still find their rollout by its primary key,
+// leased since (a claim burst after an enqueue), the heartbeat, the output,
+// the notice and the grant-revert statements still find their rollout by its primary key,
 // not by walking the claim index's leased entries.
 func TestRowStatements_FindTheRowByItsPrimaryKeyWhateverTheStatisticsSay(t *testing.T) {
 	t.Parallel()
@@ -48,6 +50,12 @@ func TestRowStatements_FindTheRowByItsPrimaryKeyWhateverTheStatisticsSay(t *test
 		}
 		plans[st.name] = planText(t, rows)
 	}
+	revert := db.ToSQL(func(tx *gorm.DB) *gorm.DB { return revertGrantUpdate(tx, h.RolloutID, 1, now) })
+	rows, err = sqlDB.Query("EXPLAIN " + revert)
+	if err != nil {
+		t.Fatalf("revert grant: %v\n%s", err, revert)
+	}
+	plans["revert grant"] = planText(t, rows)
 	for name, plan := range plans {
 		if !strings.Contains(plan, "flywheel_rollouts_pkey") || strings.Contains(plan, "idx_flywheel_rollouts_claim") {
 			t.Errorf("%s does not find its rollout by primary key alone:\n%s", name, plan)
