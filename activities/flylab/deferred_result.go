@@ -10,29 +10,34 @@ import (
 	wf "github.com/gatehouse/gatehouse/workflows/flylab"
 )
 
-// ErrDeferredResultMismatch is the type of the error a snapshot's deferred
-// result fails with when computing it again does not reproduce the
-// artifact the call committed (a catalog that changed between the two):
-// nothing is stored, and retrying cannot help.
-const ErrDeferredResultMismatch = "FLYLAB_DEFERRED_RESULT_MISMATCH"
+// ErrTypeDeferredResultMismatch is the type of the error a snapshot's
+// deferred result fails with when computing it again does not reproduce
+// the artifact the call committed (a catalog that changed between the
+// two): nothing is stored, and retrying cannot help.
+const ErrTypeDeferredResultMismatch = "deferred_result_mismatch"
 
 // recomputeResult computes a deferred tool result again from its call's
 // arguments and checks it is the one the call committed.
 func recomputeResult(d wf.DeferredResult) ([]byte, error) {
 	if d.Tool != wf.ToolFind {
-		return nil, temporal.NewNonRetryableApplicationError("no deferred result for "+d.Tool, ErrDeferredResultMismatch, nil)
+		return nil, mismatch("no deferred result for %s", d.Tool)
 	}
 	var q science.SearchQuery
 	if err := decodeArgs(d.Args, &q); err != nil {
-		return nil, temporal.NewNonRetryableApplicationError("deferred find arguments: "+err.Error(), ErrDeferredResultMismatch, nil)
+		return nil, mismatch("deferred find arguments: %v", err)
 	}
 	res, err := science.SearchCircuits(q)
 	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError("deferred find: "+err.Error(), ErrDeferredResultMismatch, nil)
+		return nil, mismatch("deferred find: %v", err)
 	}
 	if res.DiscoveryDecision.ID != d.ArtifactID {
-		return nil, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("deferred find produced %s, the call committed %s", res.DiscoveryDecision.ID, d.ArtifactID), ErrDeferredResultMismatch, nil)
+		return nil, mismatch("deferred find produced %s, the call committed %s", res.DiscoveryDecision.ID, d.ArtifactID)
 	}
 	return json.Marshal(res)
+}
+
+// mismatch is the non-retryable error of a deferred result that cannot be
+// reproduced.
+func mismatch(format string, args ...any) error {
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), ErrTypeDeferredResultMismatch, nil)
 }

@@ -63,8 +63,8 @@ func TestSaveSession_ADeferredResultThatDoesNotReproduceStoresNothing(t *testing
 			Result: &wf.DeferredResult{Tool: wf.ToolFind, Key: call.ResultKey, Args: call.Args, ArtifactID: "discovery_other"}}
 		err := a.SaveSession(ctx, in)
 		var appErr *temporal.ApplicationError
-		if !errors.As(err, &appErr) || appErr.Type() != ErrDeferredResultMismatch || !appErr.NonRetryable() {
-			t.Fatalf("save with a result that does not reproduce: %v, want a non-retryable %s", err, ErrDeferredResultMismatch)
+		if !errors.As(err, &appErr) || appErr.Type() != ErrTypeDeferredResultMismatch || !appErr.NonRetryable() {
+			t.Fatalf("save with a result that does not reproduce: %v, want a non-retryable %s", err, ErrTypeDeferredResultMismatch)
 		}
 		if _, err := models.LoadToolResult(ctx, db, call.ResultKey); !errors.Is(err, models.ErrNotFound) {
 			t.Fatalf("a result was stored: %v", err)

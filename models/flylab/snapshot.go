@@ -40,7 +40,7 @@ func SaveSnapshotWithResult(ctx context.Context, db *gorm.DB, sessionID string, 
 	result.CreatedAt = now
 	row := SessionSnapshot{SessionID: sessionID, Revision: revision, State: string(state), UpdatedAt: now}
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&result).Error; err != nil {
+		if err := CreateOnce(ctx, tx, &result); err != nil {
 			return err
 		}
 		return upsertSnapshot(tx, row)

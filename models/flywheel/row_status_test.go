@@ -11,9 +11,10 @@ import (
 
 // TestRowStatements_FindTheRowByItsPrimaryKeyWhateverTheStatisticsSay:
 // with the statistics taken while every rollout was queued and every one
-// leased since (a claim burst after an enqueue), the heartbeat, the output,
-// the notice and the grant-revert statements still find their rollout by its primary key,
-// not by walking the claim index's leased entries.
+// leased since (a claim burst after an enqueue), the heartbeat, the
+// output, the notice and the grant-revert statements still find their
+// rollout by its primary key, not by walking the claim index's leased
+// entries.
 func TestRowStatements_FindTheRowByItsPrimaryKeyWhateverTheStatisticsSay(t *testing.T) {
 	t.Parallel()
 	db := freshPostgresSchema(t)
