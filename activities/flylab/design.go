@@ -12,7 +12,10 @@ import (
 
 // DesignTrial runs design_stimulation_trial: the science core builds the
 // controlled protocol, seed manifest and protocol hash; the experiment is
-// stored awaiting approval and earlier open experiments are revoked. The
+// stored awaiting approval. The earlier open experiment is revoked by the
+// commit, not here (the session signals its experiment workflow, which
+// records the revocation): a design that does not commit, cancelled
+// before its commit or lost with its worker, revokes nothing. The
 // experiment id is the session's (experimentIdentity): a replication or a
 // return to an earlier design is a new experiment with its own gate.
 func (a *Activities) DesignTrial(ctx context.Context, call wf.ToolCall) (wf.ToolEffect, error) {
@@ -52,9 +55,6 @@ func (a *Activities) DesignTrial(ctx context.Context, call wf.ToolCall) (wf.Tool
 		ProtocolHash: design.ProtocolHash, SeedManifestHash: design.SeedManifestHash, Design: body,
 		CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()}
 	if err := models.CreateOnce(ctx, a.DB, &row); err != nil {
-		return wf.ToolEffect{}, err
-	}
-	if err := models.RevokeOtherExperiments(ctx, a.DB, call.SessionID, exp.ID); err != nil {
 		return wf.ToolEffect{}, err
 	}
 	data, err := designData(design, h.ID)

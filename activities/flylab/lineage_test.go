@@ -49,9 +49,37 @@ func statusOf(t *testing.T, db *gorm.DB, id string) string {
 	return row.Status
 }
 
+// commitDesign does what the session's commit of a design that replaced
+// the open experiment old does: the experiment workflow records old's
+// revocation.
+func commitDesign(t *testing.T, db *gorm.DB, old *wf.ExperimentRef) {
+	t.Helper()
+	if err := models.RecordDecision(context.Background(), db, old.ID, models.StatusRevoked, "", "session", "superseded"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDesignTrial_ADesignThatDidNotCommitRevokesNothing designs A, then B
+// without committing B (cancelled before its commit, or lost with its
+// worker): A is still awaiting the operator, who can approve it, and the
+// session's state, which still names A, agrees with its record.
+func TestDesignTrial_ADesignThatDidNotCommitRevokesNothing(t *testing.T) {
+	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
+		storeHypothesis(t, db)
+		a := &Activities{DB: db}
+		first := designCall(t, a, wf.SessionState{Revision: 3}, 7)
+		first.Status = wf.ExperimentAwaiting
+		designCall(t, a, wf.SessionState{Revision: 4, Experiment: first}, 8)
+		if s := statusOf(t, db, first.ID); s != models.StatusAwaitingApproval {
+			t.Fatalf("a design that never committed left the session's open experiment %s, want awaiting_approval", s)
+		}
+	})
+}
+
 // TestDesignTrial_ReturnToAnEarlierDesignIsANewExperiment designs A, then
-// B, then A again: the third design is a new experiment awaiting its own
-// approval (A's record stays revoked), so the operator can decide it.
+// B, then A again, each committed: the third design is a new experiment
+// awaiting its own approval (A's record stays revoked), so the operator
+// can decide it.
 func TestDesignTrial_ReturnToAnEarlierDesignIsANewExperiment(t *testing.T) {
 	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
 		storeHypothesis(t, db)
@@ -59,8 +87,10 @@ func TestDesignTrial_ReturnToAnEarlierDesignIsANewExperiment(t *testing.T) {
 		first := designCall(t, a, wf.SessionState{Revision: 3}, 7)
 		first.Status = wf.ExperimentAwaiting
 		second := designCall(t, a, wf.SessionState{Revision: 4, Experiment: first}, 8)
+		commitDesign(t, db, first)
 		second.Status = wf.ExperimentAwaiting
 		back := designCall(t, a, wf.SessionState{Revision: 5, Experiment: second}, 7)
+		commitDesign(t, db, second)
 		if back.ID == first.ID || back.ID == second.ID || back.DesignKey != first.DesignKey {
 			t.Fatalf("A→B→A reused an id: %s %s %s (keys %s %s)", first.ID, second.ID, back.ID, first.DesignKey, back.DesignKey)
 		}

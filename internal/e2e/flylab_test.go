@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse/contracts"
 )
@@ -132,14 +133,23 @@ func TestFlyLab_PipelineOverHTTP(t *testing.T) {
 	if again := call("save_fly_evidence", save); again["idempotent_replay"] != true {
 		t.Fatalf("save replay: %v", again["idempotent_replay"])
 	}
-	recordHistory(t, s, "flylab-session/"+sid, "session_pipeline_find_one_commit")
+	recordHistory(t, s, "flylab-session/"+sid, "session_pipeline_result_key_per_update")
 	recordHistory(t, s, "flylab-experiment/"+expID, "experiment_approved")
 
 	// A changed design revokes the approval and everything downstream; the
-	// operator rejects the new one and the run stays blocked.
+	// operator rejects the new one and the run stays blocked. A design
+	// that replaces one still awaiting the operator revokes its record
+	// when it commits (the design's activity itself revokes nothing).
+	cur = call("inspect_flylab_state", nil)
+	superseded := mustOK(t, call("design_stimulation_trial", designArgs(sid, rev(cur), hyp, 9)))["experiment"].(map[string]any)["id"].(string)
 	cur = call("inspect_flylab_state", nil)
 	redesigned := call("design_stimulation_trial", designArgs(sid, rev(cur), hyp, 8))
 	newExp := mustOK(t, redesigned)["experiment"].(map[string]any)["id"].(string)
+	waitFor(t, 10*time.Second, func() bool {
+		var sv map[string]any
+		s.Do(t, http.MethodGet, "/operator/v1/flylab/experiments/"+superseded, s.OperatorToken, nil).JSON(t, &sv)
+		return sv["status"] == "revoked"
+	})
 	ctx := mustOK(t, call("inspect_flylab_state", nil))["agent_context"].(map[string]any)
 	if ctx["artifacts"].(map[string]any)["batch_id"] != nil || ctx["human_gate"].(map[string]any)["status"] != "required" {
 		t.Fatalf("redesign kept downstream lineage: %v", ctx["artifacts"])

@@ -24,9 +24,9 @@ type SessionSnapshot struct {
 // TableName names the table.
 func (SessionSnapshot) TableName() string { return "flylab_session_snapshots" }
 
-// SaveSnapshot stores a session's state at revision unless a snapshot of
-// the same or a later revision is stored: a retried or late write never
-// moves the stored state back.
+// SaveSnapshot stores a session's state at revision unless a later
+// revision, or this very state, is stored: a retried or late write never
+// moves the stored state back (upsertSnapshot).
 func SaveSnapshot(ctx context.Context, db *gorm.DB, sessionID string, revision int, state []byte) error {
 	row := SessionSnapshot{SessionID: sessionID, Revision: revision, State: string(state), UpdatedAt: time.Now().UTC()}
 	return upsertSnapshot(db.WithContext(ctx), row)
@@ -47,15 +47,24 @@ func SaveSnapshotWithResult(ctx context.Context, db *gorm.DB, sessionID string, 
 	})
 }
 
-// upsertSnapshot writes row unless a later revision is stored.
+// upsertSnapshot writes row unless a later revision is stored, or the
+// same revision with the same state. A different state at the stored
+// revision replaces it: the stored one was written by a workflow task
+// that was lost with its worker (its commit is in no history), and row
+// is the commit that happened. A retried write of one commit carries the
+// same state, so it changes nothing.
 func upsertSnapshot(db *gorm.DB, row SessionSnapshot) error {
 	return db.Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "session_id"}},
 		DoUpdates: clause.AssignmentColumns([]string{"revision", "state", "updated_at"}),
-		Where: clause.Where{Exprs: []clause.Expression{
-			clause.Expr{SQL: "flylab_session_snapshots.revision < excluded.revision"}}},
+		Where:     clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: replacesStoredSnapshot}}},
 	}).Create(&row).Error
 }
+
+// replacesStoredSnapshot is the condition under which a snapshot write
+// replaces the stored one.
+const replacesStoredSnapshot = "flylab_session_snapshots.revision < excluded.revision OR " +
+	"(flylab_session_snapshots.revision = excluded.revision AND flylab_session_snapshots.state <> excluded.state)"
 
 // LoadSnapshot returns a session's stored snapshot, or ErrNotFound when
 // the session never committed a change.

@@ -45,3 +45,36 @@ func TestSnapshot_KeepsTheLatestRevisionWhateverTheWriteOrder(t *testing.T) {
 		}
 	})
 }
+
+// TestSnapshot_TheCommitThatHappenedReplacesOneThatDidNot performs a lost
+// workflow task: its worker stored the snapshot of revision 4 and died
+// before Temporal recorded the commit; another call then committed
+// revision 4 with other state, storing its result with the snapshot as a
+// search does. That commit's snapshot must replace the one no history
+// holds, or a read after the workflow is purged (and a session restored
+// from it) would show the call that never happened. A retry of the
+// commit, or a late write of an older revision, changes nothing.
+func TestSnapshot_TheCommitThatHappenedReplacesOneThatDidNot(t *testing.T) {
+	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
+		ctx := context.Background()
+		lost, committed := `{"revision":4,"hypothesis":"lost"}`, `{"revision":4,"hypothesis":"committed"}`
+		if err := fl.SaveSnapshot(ctx, db, "session_l", 4, []byte(lost)); err != nil {
+			t.Fatal(err)
+		}
+		result := fl.ToolResult{Key: "session_l/find_fly_circuits/rev-4/u2", SessionID: "session_l", Tool: "find_fly_circuits", Data: `{}`}
+		if err := fl.SaveSnapshotWithResult(ctx, db, "session_l", 4, []byte(committed), result); err != nil {
+			t.Fatal(err)
+		}
+		for _, late := range []struct {
+			rev  int
+			body string
+		}{{4, committed}, {3, `{"revision":3}`}} {
+			if err := fl.SaveSnapshot(ctx, db, "session_l", late.rev, []byte(late.body)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, err := fl.LoadSnapshot(ctx, db, "session_l"); err != nil || got.Revision != 4 || got.State != committed {
+			t.Fatalf("stored %d %q (%v), want the commit that happened: %q", got.Revision, got.State, err, committed)
+		}
+	})
+}

@@ -109,14 +109,6 @@ func ListExperiments(ctx context.Context, db *gorm.DB, status string, limit int)
 	return out, q.Find(&out).Error
 }
 
-// RevokeOtherExperiments marks a session's open experiments other than
-// keepID revoked (the new design supersedes them).
-func RevokeOtherExperiments(ctx context.Context, db *gorm.DB, sessionID, keepID string) error {
-	return db.WithContext(ctx).Model(&Experiment{}).
-		Where("session_id = ? AND id <> ? AND status IN ?", sessionID, keepID, []string{StatusAwaitingApproval, StatusApproved}).
-		Updates(map[string]any{"status": StatusRevoked, "reason": "superseded by " + keepID, "updated_at": time.Now().UTC()}).Error
-}
-
 // RecordDecision moves an experiment to status, storing the approval
 // record for an approval. Applying the same decision twice is a no-op; a
 // decided experiment is never reopened.

@@ -68,7 +68,7 @@ func TestSession_FindStoresItsResultWithTheSnapshot(t *testing.T) {
 	if len(*calls) != 1 || !(*calls)[0].DeferResult {
 		t.Fatalf("find activity calls %+v, want one told to defer its result", *calls)
 	}
-	key := "session_a/find_fly_circuits/op-1"
+	key := "session_a/find_fly_circuits/op-1/u1"
 	if len(saves.results) != 1 || saves.results[0].Key != key || saves.results[0].Tool != ToolFind ||
 		saves.results[0].ArtifactID != "dd_"+key || string(saves.results[0].Args) != string(args) {
 		t.Fatalf("deferred results stored %+v, want the find's under %s", saves.results, key)

@@ -88,11 +88,8 @@ func (s *session) handleTool(ctx workflow.Context, req ToolRequest) (ToolOutcome
 		return s.outcome(f), nil
 	}
 	call := ToolCall{SessionID: s.state.SessionID, Tool: req.Tool, Args: req.Args, OperationKey: key,
-		ResultKey: fmt.Sprintf("%s/%s/rev-%d", s.state.SessionID, req.Tool, s.state.Revision+1), Session: s.state,
+		ResultKey: s.resultKey(ctx, req.Tool, key), Session: s.state,
 		Stage: cancellable && stagedTools[req.Tool] && key != ""}
-	if key != "" {
-		call.ResultKey = key
-	}
 	call.DeferResult = defersResult(ctx, req.Tool)
 	var effect ToolEffect
 	err := s.runToolActivity(actx, req.Tool, call).Get(ctx, &effect)
