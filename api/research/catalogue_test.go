@@ -141,3 +141,22 @@ func TestCatalogue_StorageFamilyIsFourPublicAndTwoInternal(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogue_TheNextActionWordsAreTransitions proves an agent that
+// sends the next_action it was given as the transition passes the schema,
+// for experiments and reflections alike.
+func TestCatalogue_TheNextActionWordsAreTransitions(t *testing.T) {
+	s := newTestService(t)
+	for name, args := range map[string]string{
+		"experiment.transition": `{"project_id":"p","experiment_id":"e","transition":"abandon_experiment"}`,
+		"reflection.transition": `{"project_id":"p","reflection_id":"r","transition":"abandon_reflection"}`,
+	} {
+		tool, ok := s.Cat.Lookup(name)
+		if !ok {
+			t.Fatalf("no tool %s", name)
+		}
+		if vs, err := tool.schema.ValidateJSON([]byte(args)); err != nil || len(vs) != 0 {
+			t.Errorf("%s: %v %v, want the next_action word accepted", name, vs, err)
+		}
+	}
+}

@@ -32,13 +32,7 @@ const (
 var folderSafe = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{2,47}$`)
 
 func init() {
-	transitions := []string{}
-	for _, m := range gates.Moves {
-		transitions = append(transitions, m.Name)
-	}
-	for a := range gates.Aliases {
-		transitions = append(transitions, a)
-	}
+	transitions := transitionNames(gates.Moves, gates.Aliases)
 	registerFamily("experiment",
 		Tool{Name: "experiment.create", Handler: experimentCreate, Description: "Create an experiment (folder experiments/<name>/) and start its workflow at planned.",
 			Schema: object([]string{"project_id", "name"}, props{"project_id": projectID,

@@ -39,6 +39,11 @@ func TestOverrides_AFailedReviewNamesAbandon(t *testing.T) {
 			if c.next == "abandon_reflection" && !slices.Contains(d.Transitions, TAbandon) {
 				t.Fatalf("abandon not allowed: %v", d.Transitions)
 			}
+			if c.next == "abandon_reflection" {
+				if mv, err := Check(c.status, c.f, c.next); err != nil || mv.Name != TAbandon {
+					t.Fatalf("the next_action %s sent as the transition: %+v %v, want abandon", c.next, mv, err)
+				}
+			}
 			plain := Evaluate(c.status, without(c.f))
 			if d.Gate != plain.Gate || !slices.Equal(d.AllowedTools, plain.AllowedTools) || !slices.Equal(d.Transitions, plain.Transitions) {
 				t.Fatalf("the override changed more than the next action: %+v vs %+v", d, plain)

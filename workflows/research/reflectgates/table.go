@@ -128,12 +128,17 @@ var ReviewKinds = map[Status]struct {
 	Consolidating:    {"consolidation", EvConsolidationReview},
 }
 
+// Aliases maps next_action words accepted as transition names, as the
+// experiment's do: an agent that sends the next_action it was given is
+// understood.
+var Aliases = map[string]string{"abandon_reflection": TAbandon}
+
 // machine is the reflection's gate machine over Table.
-var machine = &gateengine.Machine[Status]{Noun: "reflection", Stages: Table, Moves: Moves,
+var machine = &gateengine.Machine[Status]{Noun: "reflection", Stages: Table, Moves: Moves, Aliases: Aliases,
 	TransitionTool: toolTransition, StatusTool: toolStatus}
 
 // StageOf returns the stage of an open status.
 func StageOf(s Status) (gateengine.Stage[Status], bool) { return machine.StageOf(s) }
 
-// MoveOf resolves a transition name.
+// MoveOf resolves a transition name or alias.
 func MoveOf(name string) (gateengine.Move[Status], bool) { return machine.MoveOf(name) }
