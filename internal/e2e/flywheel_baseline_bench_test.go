@@ -96,13 +96,18 @@ func BenchmarkFlywheelVsSkipLocked(b *testing.B) {
 	}
 }
 
-// benchGatehouse enqueues n rollouts on stack s, runs the lease bench and
-// reports the memory of the stack's process (Temporal, API and worker in
-// one; BenchmarkFlywheelScale has them apart).
+// benchGatehouse enqueues n rollouts on stack s, runs the lease bench once
+// the enqueue has settled (the embedded Temporal and worker have run the
+// new workflows' first tasks, as on the production topology; settle-s says
+// how long that took) and reports the memory of the stack's process
+// (Temporal, API and worker in one; BenchmarkFlywheelScale has them apart).
 func benchGatehouse(b *testing.B, s *Stack, n int) {
 	enqueueRollouts(b, s, n, "bench ")
+	meter := newSelfCPUMeter()
+	settled := settle(meter, "bench")
 	runLeaseBench(b, leaser{base: s.APIURL, claimPath: "/flywheel/claim", claimToken: s.APIKey,
-		hbPath: func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" }}, n)
+		hbPath: func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" }, cpu: meter}, n)
+	b.ReportMetric(settled.Seconds(), "settle-s")
 	reportInProcessMemory(b)
 }
 

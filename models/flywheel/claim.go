@@ -10,9 +10,8 @@ import (
 // Grant is one lease handed to a claimer, with the plaintext secrets shown
 // only here.
 type Grant struct {
-	// Rollout is the leased rollout: its whole row on SQLite, the fields
-	// grantColumns names on PostgreSQL (all a claim answer and its grant
-	// notice use).
+	// Rollout is the leased rollout: the fields grantColumns names (all a
+	// claim answer and its grant notice use), on both dialects.
 	Rollout    Rollout
 	LeaseToken string
 	APIKey     string
@@ -30,10 +29,10 @@ const MaxClaimBatch = 64
 // are locked FOR UPDATE SKIP LOCKED (concurrent claimers take different
 // rows without waiting), on SQLite the transaction is serialized (BEGIN
 // IMMEDIATE, one connection) and the update is a compare-and-swap on
-// status='queued'. Every lease bumps the epoch and gets fresh token,
-// api key and LLM gateway token, and writes its lease history row and a
-// grant Notice (the workflow is told off the request path). The lease never
-// outlives the deadline.
+// status='queued' and the epoch read (claimSQLite). Every lease bumps the
+// epoch and gets fresh token, api key and LLM gateway token, and writes
+// its lease history row and a grant Notice (the workflow is told off the
+// request path). The lease never outlives the deadline.
 func Claim(ctx context.Context, db *gorm.DB, who Claimant, max int, lease time.Duration, now time.Time) ([]Grant, error) {
 	if max <= 0 {
 		return nil, nil
@@ -47,65 +46,14 @@ func Claim(ctx context.Context, db *gorm.DB, who Claimant, max int, lease time.D
 	}
 	var grants []Grant
 	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		grants = grants[:0]
-		// The locked rows are read whole, so granting each costs its UPDATE
-		// and INSERT and no second read.
-		q := who.scope(tx.Where("status = ? AND deadline_at > ?", StatusQueued, now)).
-			Order("created_at, id").Limit(max)
-		var rows []Rollout
-		if err := q.Find(&rows).Error; err != nil {
-			return err
-		}
-		for _, r := range rows {
-			g, ok, err := grantOne(tx, r, who.CredentialID, lease, now)
-			if err != nil {
-				return err
-			}
-			if ok {
-				grants = append(grants, g)
-			}
-		}
-		return nil
+		var err error
+		grants, err = claimSQLite(tx, who, max, lease, now)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return grants, nil
-}
-
-// grantOne leases r, read (and on PostgreSQL locked) by the claim's
-// transaction; the update is still a compare-and-swap on what was read.
-func grantOne(tx *gorm.DB, r Rollout, claimer string, lease time.Duration, now time.Time) (Grant, bool, error) {
-	id := r.ID
-	expires := now.Add(lease)
-	if expires.After(r.DeadlineAt) {
-		expires = r.DeadlineAt
-	}
-	g := Grant{LeaseToken: newSecret(LeaseTokenPrefix), APIKey: newSecret(APIKeyPrefix), LLMToken: newSecret(LLMTokenPrefix), ExpiresAt: expires}
-	res := tx.Model(&Rollout{}).Where("id = ? AND status = ? AND lease_epoch = ?", id, StatusQueued, r.LeaseEpoch).
-		Updates(map[string]any{
-			"status": StatusLeased, "lease_epoch": r.LeaseEpoch + 1,
-			"lease_token_hash": Hash(g.LeaseToken), "api_key_hash": Hash(g.APIKey), "llm_token_hash": Hash(g.LLMToken),
-			"lease_seconds": lease.Seconds(), "lease_expires_at": expires, "lease_heartbeats": 0, "updated_at": now,
-			"lease_granted_at": now, "lease_granted_expiry": expires,
-			"llm_calls_observed": 0, // the gateway counts per lease
-		})
-	if res.Error != nil || res.RowsAffected != 1 {
-		return Grant{}, false, res.Error
-	}
-	l := Lease{RolloutID: id, Epoch: r.LeaseEpoch + 1, APIKeyHash: Hash(g.APIKey), LLMTokenHash: Hash(g.LLMToken), ClaimedBy: claimer, GrantedAt: now, ExpiresAt: expires}
-	if err := tx.Create(&l).Error; err != nil {
-		return Grant{}, false, err
-	}
-	due, _ := GrantNoticeDue(now, expires, lease)
-	if err := insertNotice(tx, Notice{RolloutID: id, Epoch: l.Epoch, Kind: NoticeGrant, ExpiresAt: &expires,
-		DueAt: due, CreatedAt: now}); err != nil {
-		return Grant{}, false, err
-	}
-	r.Status, r.LeaseEpoch, r.LeaseExpiresAt, r.LeaseSeconds, r.LLMCallsObserved = StatusLeased, l.Epoch, &expires, lease.Seconds(), 0
-	r.LeaseGrantedAt, r.LeaseGrantedExpiry = &now, &expires
-	g.Rollout = r
-	return g, true, nil
 }
 
 // RevertGrant returns a just-granted lease that never reached an agent to

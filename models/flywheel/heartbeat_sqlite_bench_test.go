@@ -20,6 +20,16 @@ import (
 //
 //	go test ./models/flywheel -run '^$' -bench Heartbeat_SQLite -benchtime 5x
 func BenchmarkHeartbeat_SQLite(b *testing.B) {
+	db := benchSQLite(b)
+	holders := leaseAll(b, db, 2000, nil)
+	variants := []*heartbeatVariant{{name: "prepared", fn: heartbeatPrepared}, {name: "parsed", fn: heartbeatReadThenUpdate}}
+	heartbeatInTurns(b, db, holders, variants, func(*heartbeatVariant) {})
+	reportHeartbeatVariants(b, variants, "-cpu-us")
+}
+
+// benchSQLite opens a new SQLite database as models.Open sets one up (WAL,
+// one connection, immediate transactions), closed after the benchmark.
+func benchSQLite(b *testing.B) *gorm.DB {
 	dsn := "file:" + filepath.Join(b.TempDir(), "bench.db") +
 		"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_txlock=immediate"
 	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{SkipDefaultTransaction: true, TranslateError: true, Logger: logger.Discard})
@@ -32,8 +42,5 @@ func BenchmarkHeartbeat_SQLite(b *testing.B) {
 	}
 	sqlDB.SetMaxOpenConns(1)
 	b.Cleanup(func() { _ = sqlDB.Close() })
-	holders := leaseAll(b, db, 2000, nil)
-	variants := []*heartbeatVariant{{name: "prepared", fn: heartbeatPrepared}, {name: "parsed", fn: heartbeatReadThenUpdate}}
-	heartbeatInTurns(b, db, holders, variants, func(*heartbeatVariant) {})
-	reportHeartbeatVariants(b, variants, "-cpu-us")
+	return db
 }

@@ -97,3 +97,57 @@ func TestHotPaths_OnPostgresEachRequestIsOneStatement(t *testing.T) {
 		t.Fatalf("an output took %d statements, want 1", got)
 	}
 }
+
+// countStatements counts every statement db sends through GORM from now
+// on (transactions' BEGIN and COMMIT are not statements GORM runs).
+func countStatements(t *testing.T, db *gorm.DB) *atomic.Int64 {
+	t.Helper()
+	var n atomic.Int64
+	count := func(*gorm.DB) { n.Add(1) }
+	cb := db.Callback()
+	for _, err := range []error{
+		cb.Create().After("gorm:create").Register("test:count", count),
+		cb.Query().After("gorm:query").Register("test:count", count),
+		cb.Update().After("gorm:update").Register("test:count", count),
+		cb.Delete().After("gorm:delete").Register("test:count", count),
+		cb.Raw().After("gorm:raw").Register("test:count", count),
+		cb.Row().After("gorm:row").Register("test:count", count),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &n
+}
+
+// TestClaim_OnSQLiteABatchIsFourStatements: on the dev database a claim
+// reads its candidates, leases them, and writes their history rows and
+// their notices in one statement each, whatever the batch, and every
+// rollout it answers is leased, with its history row and grant notice.
+func TestClaim_OnSQLiteABatchIsFourStatements(t *testing.T) {
+	db := modelstest.SQLite(t)
+	now := time.Now()
+	for range 16 {
+		enqueue(t, db, now.Add(time.Hour), 3)
+	}
+	n := countStatements(t, db)
+	gs, err := fw.Claim(ctx, db, fw.Claimant{CredentialID: "c", AllProjects: true}, 16, time.Minute, now)
+	if err != nil || len(gs) != 16 {
+		t.Fatalf("claim: %d %v", len(gs), err)
+	}
+	if got := n.Swap(0); got != 4 {
+		t.Fatalf("a claim of 16 took %d statements, want 4", got)
+	}
+	if ns, _ := fw.PendingNotices(ctx, db); len(ns) != 16 {
+		t.Fatalf("%d grant notices, want 16", len(ns))
+	}
+	for _, g := range gs {
+		r, err := fw.GetRollout(ctx, db, g.Rollout.ID)
+		if err != nil || r.Status != fw.StatusLeased || r.LeaseEpoch != 1 || r.APIKeyHash != fw.Hash(g.APIKey) || r.LeaseTokenHash != fw.Hash(g.LeaseToken) {
+			t.Fatalf("rollout %s as stored: %+v %v", g.Rollout.ID, r, err)
+		}
+		if h, err := fw.LeaseHistory(ctx, db, g.Rollout.ID); err != nil || len(h) != 1 || h[0].LLMTokenHash != fw.Hash(g.LLMToken) {
+			t.Fatalf("lease history of %s: %+v %v", g.Rollout.ID, h, err)
+		}
+	}
+}
