@@ -1,7 +1,6 @@
 package flywheel
 
 import (
-	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -23,44 +22,8 @@ import (
 //	GATEHOUSE_TEST_DATABASE_URL=postgres://… go test ./models/flywheel -run '^$' -bench Claim_Postgres -benchtime 5x
 func BenchmarkClaim_Postgres(b *testing.B) {
 	db, _ := leasedRollouts(b, 0)
-	type variant struct {
-		name  string
-		claim func(*gorm.DB, Claimant, int, time.Duration, time.Time) ([]Grant, error)
-		wall  time.Duration
-		cpu   time.Duration
-		n     int
-	}
-	variants := []*variant{{name: "columns", claim: claimOneStatement}, {name: "rows", claim: claimReadingWholeRows}}
-	who := Claimant{CredentialID: "bench", AllProjects: true}
-	ctx := context.Background()
-	b.ResetTimer()
-	for round := range b.N {
-		for k := range variants {
-			v := variants[(round+k)%len(variants)]
-			b.StopTimer()
-			now := time.Now()
-			for range 512 {
-				if _, _, err := Enqueue(ctx, db, NewRollout{ID: NewRolloutID(), TurnInput: "bench", DeadlineAt: now.Add(2 * time.Hour), MaxAttempts: 3}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StartTimer()
-			start, cpu := time.Now(), processCPU(b)
-			for leased := 0; leased < 512; {
-				gs, err := v.claim(db.WithContext(ctx), who, 16, time.Hour, dbTime(time.Now()))
-				if err != nil || len(gs) == 0 {
-					b.Fatalf("%s: %v (%d leased)", v.name, err, leased)
-				}
-				leased += len(gs)
-			}
-			v.wall, v.cpu, v.n = v.wall+time.Since(start), v.cpu+processCPU(b)-cpu, v.n+512
-		}
-	}
-	b.StopTimer()
-	for _, v := range variants {
-		b.ReportMetric(float64(v.n)/v.wall.Seconds(), v.name+"-claims/s")
-		b.ReportMetric(float64(v.cpu.Microseconds())/float64(v.n), v.name+"-client-cpu-us")
-	}
+	claimInTurns(b, db, []*claimVariant{{name: "columns", claim: claimOneStatement}, {name: "rows", claim: claimReadingWholeRows}},
+		false, "-client-cpu-us")
 }
 
 // returningGrant matches claimPostgres's RETURNING list.

@@ -1,7 +1,6 @@
 package flywheel
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -21,48 +20,8 @@ import (
 func BenchmarkClaim_SQLite(b *testing.B) {
 	db := benchSQLite(b)
 	leaseAll(b, db, 0, nil) // migrates
-	type variant struct {
-		name      string
-		claim     func(*gorm.DB, Claimant, int, time.Duration, time.Time) ([]Grant, error)
-		wall, cpu time.Duration
-		n         int
-	}
-	variants := []*variant{{name: "batched", claim: claimSQLite}, {name: "row-by-row", claim: claimRowByRow}}
-	who := Claimant{CredentialID: "bench", AllProjects: true}
-	ctx := context.Background()
-	b.ResetTimer()
-	for round := range b.N {
-		for k := range variants {
-			v := variants[(round+k)%len(variants)]
-			b.StopTimer()
-			now := time.Now()
-			for range 512 {
-				if _, _, err := Enqueue(ctx, db, NewRollout{ID: NewRolloutID(), TurnInput: "bench", DeadlineAt: now.Add(2 * time.Hour), MaxAttempts: 3}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StartTimer()
-			start, cpu := time.Now(), processCPU(b)
-			for leased := 0; leased < 512; {
-				var gs []Grant
-				err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-					var err error
-					gs, err = v.claim(tx, who, 16, time.Hour, dbTime(time.Now()))
-					return err
-				})
-				if err != nil || len(gs) == 0 {
-					b.Fatalf("%s: %v (%d leased)", v.name, err, leased)
-				}
-				leased += len(gs)
-			}
-			v.wall, v.cpu, v.n = v.wall+time.Since(start), v.cpu+processCPU(b)-cpu, v.n+512
-		}
-	}
-	b.StopTimer()
-	for _, v := range variants {
-		b.ReportMetric(float64(v.n)/v.wall.Seconds(), v.name+"-claims/s")
-		b.ReportMetric(float64(v.cpu.Microseconds())/float64(v.n), v.name+"-cpu-us")
-	}
+	claimInTurns(b, db, []*claimVariant{{name: "batched", claim: claimSQLite}, {name: "row-by-row", claim: claimRowByRow}},
+		true, "-cpu-us")
 }
 
 // claimRowByRow is the SQLite claim as it was (the bench's reference): the
