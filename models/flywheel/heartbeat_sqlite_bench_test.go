@@ -28,10 +28,12 @@ func BenchmarkHeartbeat_SQLite(b *testing.B) {
 }
 
 // benchSQLite opens a new SQLite database as models.Open sets one up (WAL,
-// one connection, immediate transactions), closed after the benchmark.
+// its pragmas, one connection, immediate transactions), closed after the
+// benchmark. It repeats models.Open's settings because models imports this
+// package, so its internal benchmarks cannot call models.Open.
 func benchSQLite(b *testing.B) *gorm.DB {
 	dsn := "file:" + filepath.Join(b.TempDir(), "bench.db") +
-		"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_txlock=immediate"
+		"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_txlock=immediate"
 	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{SkipDefaultTransaction: true, TranslateError: true, Logger: logger.Discard})
 	if err != nil {
 		b.Fatal(err)
