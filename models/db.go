@@ -19,6 +19,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/models/migrate"
 	"github.com/gatehouse/gatehouse/models/platform"
+	"github.com/gatehouse/gatehouse/models/sqlitedsn"
 )
 
 // Migrations is every domain's migrations, applied in ID order.
@@ -78,8 +79,7 @@ func openSQLite(path string, cfg *gorm.Config) (*gorm.DB, error) {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
 	}
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_txlock=immediate"
-	db, err := gorm.Open(sqlite.Open(dsn), cfg)
+	db, err := gorm.Open(sqlite.Open(sqlitedsn.For(path)), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}

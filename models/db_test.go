@@ -15,13 +15,20 @@ func TestOpenSQLite_AppliesDurabilityPragmas(t *testing.T) {
 		t.Fatal(err)
 	}
 	var mode string
-	var sync, busy int
+	var sync, busy, checkpoint, foreignKeys int
 	db.Raw("PRAGMA journal_mode").Scan(&mode)
 	db.Raw("PRAGMA synchronous").Scan(&sync)
 	db.Raw("PRAGMA busy_timeout").Scan(&busy)
+	db.Raw("PRAGMA wal_autocheckpoint").Scan(&checkpoint)
+	db.Raw("PRAGMA foreign_keys").Scan(&foreignKeys)
 	// synchronous: 1 = NORMAL (crash-safe in WAL mode without an fsync per commit).
-	if mode != "wal" || sync != 1 || busy != 10000 {
-		t.Fatalf("journal_mode=%q synchronous=%d busy_timeout=%d", mode, sync, busy)
+	if mode != "wal" || sync != 1 || busy != 10000 || foreignKeys != 1 {
+		t.Fatalf("journal_mode=%q synchronous=%d busy_timeout=%d foreign_keys=%d", mode, sync, busy, foreignKeys)
+	}
+	// The larger autocheckpoint (sqlitedsn.WALAutocheckpointPages), not
+	// SQLite's default of 1,000 pages.
+	if checkpoint != 10000 {
+		t.Fatalf("wal_autocheckpoint=%d, want 10000", checkpoint)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"github.com/libtnb/sqlite"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
+
+	"github.com/gatehouse/gatehouse/models/sqlitedsn"
 )
 
 // BenchmarkHeartbeat_SQLite is the database half of a heartbeat on the dev
@@ -27,14 +29,11 @@ func BenchmarkHeartbeat_SQLite(b *testing.B) {
 	reportHeartbeatVariants(b, variants, "-cpu-us")
 }
 
-// benchSQLite opens a new SQLite database as models.Open sets one up (WAL,
-// its pragmas, one connection, immediate transactions), closed after the
-// benchmark. It repeats models.Open's settings because models imports this
-// package, so its internal benchmarks cannot call models.Open.
+// benchSQLite opens a new SQLite database as models.Open sets one up (its
+// DSN from sqlitedsn, one connection), closed after the benchmark; models
+// imports this package, so its internal benchmarks cannot call models.Open.
 func benchSQLite(b *testing.B) *gorm.DB {
-	dsn := "file:" + filepath.Join(b.TempDir(), "bench.db") +
-		"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_txlock=immediate"
-	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{SkipDefaultTransaction: true, TranslateError: true, Logger: logger.Discard})
+	db, err := gorm.Open(sqlite.Open(sqlitedsn.For(filepath.Join(b.TempDir(), "bench.db"))), &gorm.Config{SkipDefaultTransaction: true, TranslateError: true, Logger: logger.Discard})
 	if err != nil {
 		b.Fatal(err)
 	}
