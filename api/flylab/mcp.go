@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse/gatehouse/api/rest"
+	"github.com/gatehouse/gatehouse/internal/mcpdirect"
 	"github.com/gatehouse/gatehouse/models/platform"
 	wf "github.com/gatehouse/gatehouse/workflows/flylab"
 )
@@ -22,19 +23,31 @@ const UntrustedContentMeta = "io.gatehouse/untrustedContentHint"
 
 const principalExtra = "gatehouse.principal"
 
+// mcpImplementation is how the FlyLab MCP server names itself.
+var mcpImplementation = &mcp.Implementation{Name: "gatehouse-flylab", Title: "Gatehouse FlyLab", Version: "3"}
+
 // MCPServer builds the MCP server listing exactly the contract's tools,
 // with their raw input schemas served byte for byte.
 func (s *Service) MCPServer() *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "gatehouse-flylab", Title: "Gatehouse FlyLab", Version: "3"}, nil)
+	srv, _ := s.mcpServerAndTools()
+	return srv
+}
+
+// mcpServerAndTools is the MCP server and its tool handlers by name, which
+// the endpoint also runs directly (internal/mcpdirect).
+func (s *Service) mcpServerAndTools() (*mcp.Server, map[string]mcp.ToolHandler) {
+	srv := mcp.NewServer(mcpImplementation, nil)
+	handlers := make(map[string]mcp.ToolHandler, len(s.tools))
 	for _, t := range s.tools {
 		untrusted, _ := t.Annotations["untrustedContentHint"].(bool)
+		handlers[t.Name] = rest.RecoverTool(s.deps.Log, "/mcp/flylab", t.Name, s.mcpTool(t.Name), func() *mcp.CallToolResult { return s.internalResult(t.Name) })
 		srv.AddTool(&mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
 			InputSchema: json.RawMessage(t.InputSchema),
 			Annotations: annotationsFor(t),
 			Meta:        mcp.Meta{UntrustedContentMeta: untrusted}},
-			rest.RecoverTool(s.deps.Log, "/mcp/flylab", t.Name, s.mcpTool(t.Name), func() *mcp.CallToolResult { return s.internalResult(t.Name) }))
+			handlers[t.Name])
 	}
-	return srv
+	return srv, handlers
 }
 
 // internalResult is the failure envelope of a call whose handler panicked:
@@ -89,14 +102,17 @@ func (s *Service) mcpTool(name string) mcp.ToolHandler {
 // JSONResponse: run_fly_simulation's progress notifications are sent in
 // the tool call's context, so they travel on that POST's own stream, which
 // needs no session. DNS-rebinding protection is rest.GuardHosts, mounted
-// in front of this handler.
+// in front of this handler. A plain tools/call (no progress token) is
+// answered by mcpdirect without the SDK's per-request session and
+// triple encoding; everything else goes to the SDK.
 func (s *Service) mcpHandler() http.Handler {
-	srv := s.MCPServer()
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+	srv, tools := s.mcpServerAndTools()
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		// rest.GuardHosts (mounted in front) is the DNS-rebinding check: it
 		// also admits the public URL's host and the allow-list, which the
 		// SDK's loopback-only check would refuse behind a same-host proxy.
 		&mcp.StreamableHTTPOptions{Stateless: true, DisableLocalhostProtection: true})
+	h := &mcpdirect.Handler{Server: mcpImplementation, Tools: tools, SDK: sdk}
 	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		p, err := platform.Authenticate(ctx, s.deps.DB, token)
 		if errors.Is(err, platform.ErrInvalidCredential) {
