@@ -58,7 +58,7 @@ func largeResult(size int) string {
 	var recs []map[string]any
 	for n := 0; ; n++ {
 		recs = append(recs, map[string]any{"circuit_id": fmt.Sprintf("circuit-%03d", n), "score": 0.5 + float64(n)/1000,
-			"evidence": []any{map[string]any{"source": "doi:10.7554/eLife.00000", "quote": `MDN "moonwalker" neurons drive backward walking`}},
+			"evidence":   []any{map[string]any{"source": "doi:10.7554/eLife.00000", "quote": `MDN "moonwalker" neurons drive backward walking`}},
 			"provenance": "literature_curated"})
 		if raw, _ := json.Marshal(map[string]any{"circuits": recs}); len(raw) >= size {
 			return string(raw)
