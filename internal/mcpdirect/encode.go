@@ -10,10 +10,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// metaServerInfo is the _meta key naming the server in a new-protocol
-// result (SEP-2575).
-const metaServerInfo = "io.modelcontextprotocol/serverInfo"
-
 // answer is what goes back for one call: a status, a content type and a
 // body.
 type answer struct {
@@ -48,10 +44,12 @@ func frameEvent(out, msg []byte) []byte {
 	return append(out, eventSuffix...)
 }
 
-// resultEvent is the event carrying the JSON-RPC response with res. The
-// common result (one text content, structured content already encoded,
-// no _meta) is written directly into one buffer sized for it; any other
-// is encoded by the SDK's own MarshalJSON.
+// resultEvent is the event carrying the JSON-RPC response with res,
+// written into one buffer sized for it (frameEvent would copy the
+// message once more). The common result (one text content, structured
+// content already encoded, no _meta) is written directly; any other is
+// encoded by the SDK's own MarshalJSON. A new-protocol result ends with
+// the resultType the SDK adds, which no handler's result carries.
 func resultEvent(call *plainCall, server *mcp.Implementation, res *mcp.CallToolResult) []byte {
 	text, structured, common := commonResult(res)
 	// Escaping rarely adds more than a fifth to a JSON text.
@@ -63,6 +61,9 @@ func resultEvent(call *plainCall, server *mcp.Implementation, res *mcp.CallToolR
 		out = appendCommonResult(out, call, server, res.IsError, text, structured)
 	} else {
 		out = append(out, otherResult(call, server, res)...)
+	}
+	if call.newProtocol && out[len(out)-1] == '}' {
+		out = append(out[:len(out)-1], `,"resultType":"complete"}`...)
 	}
 	return append(out, "}"+eventSuffix...)
 }
@@ -87,7 +88,7 @@ func appendCommonResult(out []byte, call *plainCall, server *mcp.Implementation,
 	out = append(out, '{')
 	if call.newProtocol {
 		info, _ := json.Marshal(server)
-		out = append(out, `"_meta":{"`+metaServerInfo+`":`...)
+		out = append(out, `"_meta":{"`+mcp.MetaKeyServerInfo+`":`...)
 		out = append(append(out, info...), "},"...)
 	}
 	out = append(out, `"content":[{"type":"text","text":`...)
@@ -100,14 +101,11 @@ func appendCommonResult(out []byte, call *plainCall, server *mcp.Implementation,
 	if isError {
 		out = append(out, `,"isError":true`...)
 	}
-	if call.newProtocol {
-		out = append(out, `,"resultType":"complete"`...)
-	}
 	return append(out, '}')
 }
 
 // otherResult encodes any other result as the SDK does: content never
-// null, and in the new protocol resultType and the server's info added.
+// null, and in the new protocol the server's info added.
 func otherResult(call *plainCall, server *mcp.Implementation, res *mcp.CallToolResult) []byte {
 	if res == nil {
 		return []byte("null")
@@ -121,8 +119,8 @@ func otherResult(call *plainCall, server *mcp.Implementation, res *mcp.CallToolR
 		for k, v := range copied.Meta {
 			meta[k] = v
 		}
-		if _, named := meta[metaServerInfo]; !named {
-			meta[metaServerInfo] = server
+		if _, named := meta[mcp.MetaKeyServerInfo]; !named {
+			meta[mcp.MetaKeyServerInfo] = server
 		}
 		copied.Meta = meta
 	}
@@ -130,21 +128,7 @@ func otherResult(call *plainCall, server *mcp.Implementation, res *mcp.CallToolR
 	if err != nil {
 		return []byte("null")
 	}
-	if !call.newProtocol {
-		return raw
-	}
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(raw, &fields) != nil {
-		return raw
-	}
-	if _, set := fields["resultType"]; !set {
-		fields["resultType"] = json.RawMessage(`"complete"`)
-	}
-	out, err := json.Marshal(fields)
-	if err != nil {
-		return raw
-	}
-	return out
+	return raw
 }
 
 // errorResponse is the JSON-RPC error response for a handler's error, as
@@ -159,10 +143,8 @@ func errorResponse(call *plainCall, err error) ([]byte, int) {
 	var rpc *jsonrpc.Error
 	status := 0
 	if errors.As(err, &rpc) {
+		// The message stays err's own, as the SDK keeps a wrapping error's.
 		wire.Code, wire.Data = rpc.Code, rpc.Data
-		if rpc == err { // the SDK keeps a wrapped error's message, not its own
-			wire.Message = rpc.Message
-		}
 		if call.newProtocol {
 			status = errorStatus(rpc.Code)
 		}
@@ -179,14 +161,8 @@ func errorStatus(code int64) int {
 	switch code {
 	case jsonrpc.CodeMethodNotFound:
 		return http.StatusNotFound
-	case jsonrpc.CodeInvalidParams, codeUnsupportedProtocolVersion, codeMissingClientCapabilities:
+	case jsonrpc.CodeInvalidParams, mcp.CodeUnsupportedProtocolVersion, mcp.CodeMissingRequiredClientCapabilities:
 		return http.StatusBadRequest
 	}
 	return 0
 }
-
-// SEP-2575's error codes, which the SDK does not export as jsonrpc codes.
-const (
-	codeUnsupportedProtocolVersion = -32022
-	codeMissingClientCapabilities  = -32021
-)

@@ -35,8 +35,6 @@ type Handler struct {
 	// SDK is the SDK's stateless Streamable HTTP handler for the same
 	// server.
 	SDK http.Handler
-	// Answered, if set, is called after each request answered here.
-	Answered func()
 }
 
 // ServeHTTP implements http.Handler.
@@ -58,7 +56,4 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(a.status)
 	_, _ = w.Write(a.body)
 	_ = http.NewResponseController(w).Flush()
-	if h.Answered != nil {
-		h.Answered()
-	}
 }

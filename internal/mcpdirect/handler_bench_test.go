@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,19 +29,13 @@ func BenchmarkHandler_ToolCall(b *testing.B) {
 		&mcp.StreamableHTTPOptions{Stateless: true, DisableLocalhostProtection: true})
 	handlers := map[string]http.Handler{"sdk": sdk, "direct": &Handler{Server: impl, Tools: tools, SDK: sdk}}
 	for _, protocol := range []string{"2025-11-25", newProtocol} {
-		body := callBody("1", "find", `{"query":"backward walking"}`, protocol)
+		x := exchange{headers: protocolHeaders(protocol, "find"), body: callBody("1", "find", `{"query":"backward walking"}`, protocol)}
 		for _, name := range []string{"sdk", "direct"} {
 			b.Run(fmt.Sprintf("%s/%s", protocol, name), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
-					req.Header.Set("Content-Type", "application/json")
-					req.Header.Set("Accept", "application/json, text/event-stream")
-					for k, v := range protocolHeaders(protocol, "find") {
-						req.Header.Set(k, v)
-					}
 					rec := httptest.NewRecorder()
-					handlers[name].ServeHTTP(rec, req)
+					handlers[name].ServeHTTP(rec, newRequest(x))
 					if rec.Code != http.StatusOK || rec.Body.Len() < 2*len(doc) {
 						b.Fatalf("%d %d bytes", rec.Code, rec.Body.Len())
 					}

@@ -11,7 +11,6 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -25,14 +24,27 @@ const trickyText = `{"q":"say \"hi\"\\ now","nl":"a\nb\r\tc\u0001","html":"<b>&a
 // testServer is an SDK server over a few tools whose results take every
 // path the encoder has, with the direct handler in front of it.
 type testServer struct {
-	impl     *mcp.Implementation
-	tools    map[string]mcp.ToolHandler
-	sdk      http.Handler
-	direct   *Handler
-	answered atomic.Int64
-	// sessions records, per call, whether the tool ran in an SDK session.
+	impl   *mcp.Implementation
+	tools  map[string]mcp.ToolHandler
+	sdk    http.Handler
+	direct *Handler
+	// sessions records, per call, whether the tool ran in an SDK session:
+	// a call without one was answered by the direct handler.
 	mu       sync.Mutex
 	sessions []bool
+}
+
+// answeredDirectly is how many tool calls ran without an SDK session.
+func (ts *testServer) answeredDirectly() int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	n := 0
+	for _, inSession := range ts.sessions {
+		if !inSession {
+			n++
+		}
+	}
+	return n
 }
 
 func newTestServer(t testing.TB) *testServer {
@@ -89,7 +101,7 @@ func newTestServer(t testing.TB) *testServer {
 	}
 	ts.sdk = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, DisableLocalhostProtection: true})
-	ts.direct = &Handler{Server: ts.impl, Tools: ts.tools, SDK: ts.sdk, Answered: func() { ts.answered.Add(1) }}
+	ts.direct = &Handler{Server: ts.impl, Tools: ts.tools, SDK: ts.sdk}
 	return ts
 }
 
@@ -108,8 +120,10 @@ type reply struct {
 	raw         string
 }
 
-func (ts *testServer) send(t testing.TB, h http.Handler, x exchange) reply {
-	t.Helper()
+// newRequest is x as an MCP client sends it: a POST (unless x says
+// otherwise) of JSON accepting JSON and events, with x's headers on top
+// (an empty value removes one).
+func newRequest(x exchange) *http.Request {
 	method := x.method
 	if method == "" {
 		method = http.MethodPost
@@ -124,8 +138,13 @@ func (ts *testServer) send(t testing.TB, h http.Handler, x exchange) reply {
 			req.Header.Set(k, v)
 		}
 	}
+	return req
+}
+
+func (ts *testServer) send(t testing.TB, h http.Handler, x exchange) reply {
+	t.Helper()
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
+	h.ServeHTTP(rec, newRequest(x))
 	out := reply{status: rec.Code, contentType: rec.Header().Get("Content-Type"), raw: rec.Body.String()}
 	data := rec.Body.Bytes()
 	if out.contentType == "text/event-stream" {
@@ -186,9 +205,9 @@ func TestHandler_AnswersPlainCallsAsTheSDKDoes(t *testing.T) {
 				for _, args := range []string{"", `{}`, `{"a":[1,"<\"b\">"]}`} {
 					x := exchange{headers: protocolHeaders(protocol, tool), body: callBody(id, tool, args, protocol)}
 					name := fmt.Sprintf("%s/%s/id=%s/args=%s", protocol, tool, id, args)
-					before := ts.answered.Load()
+					before := ts.answeredDirectly()
 					want, got := ts.send(t, ts.sdk, x), ts.send(t, ts.direct, x)
-					if ts.answered.Load() != before+1 {
+					if ts.answeredDirectly() != before+1 {
 						t.Fatalf("%s: the direct handler did not answer", name)
 					}
 					if want.message == nil {
@@ -252,9 +271,9 @@ func TestHandler_LeavesEveryOtherRequestToTheSDK(t *testing.T) {
 	}
 	for name, x := range cases {
 		t.Run(name, func(t *testing.T) {
-			before := ts.answered.Load()
+			before := ts.answeredDirectly()
 			want, got := ts.send(t, ts.sdk, x), ts.send(t, ts.direct, x)
-			if ts.answered.Load() != before {
+			if ts.answeredDirectly() != before {
 				t.Fatal("the direct handler answered a request it should leave to the SDK")
 			}
 			if got.status != want.status || got.contentType != want.contentType || !reflect.DeepEqual(got.message, want.message) ||
@@ -278,12 +297,12 @@ func TestHandler_ServesTheSDKClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = sess.Close() }()
-	before := ts.answered.Load()
+	before := ts.answeredDirectly()
 	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "echo"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ts.answered.Load() != before+1 {
+	if ts.answeredDirectly() != before+1 {
 		t.Fatal("the SDK client's tools/call was not answered by the direct handler")
 	}
 	if text := res.Content[0].(*mcp.TextContent).Text; text != trickyText {
@@ -304,7 +323,7 @@ func TestHandler_ProgressStillReachesTheCaller(t *testing.T) {
 	x := exchange{headers: protocolHeaders("2025-11-25", "progress"),
 		body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","_meta":{"progressToken":"p1"}}}`}
 	got := ts.send(t, ts.direct, x)
-	if ts.answered.Load() != 0 {
+	if ts.answeredDirectly() != 0 {
 		t.Fatal("the direct handler answered a call that asked for progress")
 	}
 	progress := strings.Index(got.raw, `"method":"notifications/progress"`)

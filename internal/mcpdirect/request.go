@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,17 +19,15 @@ import (
 // (SEP-2575), and results say "resultType" and name the server.
 const newProtocol = "2026-07-28"
 
-// legacyProtocols are the revisions before newProtocol the SDK negotiates;
-// a request naming another one is left to the SDK, which refuses it.
-var legacyProtocols = map[string]bool{"": true, "2024-11-05": true, "2025-03-26": true, "2025-06-18": true, "2025-11-25": true}
+// sdkProtocols are the revisions the SDK negotiates.
+var sdkProtocols = mcp.SupportedProtocolVersions()
 
-// Meta keys of a new-protocol request (SEP-2575).
-const (
-	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	metaLogLevel           = "io.modelcontextprotocol/logLevel"
-)
+// legacyProtocol says v is a revision before newProtocol that the SDK
+// negotiates, or none ("", which the SDK reads as 2025-03-26); a request
+// naming another one is left to the SDK, which refuses it.
+func legacyProtocol(v string) bool {
+	return v == "" || (v < newProtocol && slices.Contains(sdkProtocols, v))
+}
 
 // plainCall is a tools/call this package answers itself.
 type plainCall struct {
@@ -53,10 +52,7 @@ func parsePlainCall(r *http.Request, tools map[string]mcp.ToolHandler) *plainCal
 	if err != nil || len(body) > maxBodyBytes {
 		return nil
 	}
-	call, ok := decodePlainCall(body, r.Header.Get("Mcp-Protocol-Version"), tools)
-	if ok && call.newProtocol && r.Header.Get("Mcp-Name") != call.params.Name {
-		return nil
-	}
+	call, ok := decodePlainCall(body, r.Header, tools)
 	if !ok {
 		return nil
 	}
@@ -77,16 +73,16 @@ func plainHeaders(r *http.Request) bool {
 		return false
 	}
 	for name := range r.Header {
-		if strings.HasPrefix(http.CanonicalHeaderKey(name), "Mcp-Param-") {
+		if strings.HasPrefix(name, "Mcp-Param-") {
 			return false
 		}
 	}
 	v := r.Header.Get("Mcp-Protocol-Version")
 	if v == newProtocol {
-		// The body's tool must match Mcp-Name too (parsePlainCall).
+		// The body's tool must match Mcp-Name too (decodePlainCall).
 		return r.Header.Get("Mcp-Method") == "tools/call"
 	}
-	return legacyProtocols[v]
+	return legacyProtocol(v)
 }
 
 // acceptsJSONAndStream reads Accept as the SDK does.
@@ -109,8 +105,8 @@ func acceptsJSONAndStream(values []string) bool {
 }
 
 // decodePlainCall checks body against the shape of a plain call under the
-// protocol version the header names.
-func decodePlainCall(body []byte, version string, tools map[string]mcp.ToolHandler) (*plainCall, bool) {
+// protocol version header names.
+func decodePlainCall(body []byte, header http.Header, tools map[string]mcp.ToolHandler) (*plainCall, bool) {
 	msg, ok := members(body, "jsonrpc", "id", "method", "params")
 	if !ok || string(msg["jsonrpc"]) != `"2.0"` || string(msg["method"]) != `"tools/call"` {
 		return nil, false
@@ -134,9 +130,9 @@ func decodePlainCall(body []byte, version string, tools map[string]mcp.ToolHandl
 	call := &plainCall{id: id, params: &mcp.CallToolParamsRaw{Name: name, Arguments: args}}
 	meta, hasMeta := params["_meta"]
 	switch {
-	case version == newProtocol:
+	case header.Get("Mcp-Protocol-Version") == newProtocol:
 		m, ok := newProtocolMeta(meta)
-		if !ok {
+		if !ok || header.Get("Mcp-Name") != name {
 			return nil, false
 		}
 		call.params.Meta, call.newProtocol = m, true
@@ -152,14 +148,14 @@ func decodePlainCall(body []byte, version string, tools map[string]mcp.ToolHandl
 // what SEP-2575 asks (the version, the client's capabilities, optionally
 // its info and log level) and nothing that needs a session.
 func newProtocolMeta(raw json.RawMessage) (mcp.Meta, bool) {
-	m, ok := members(raw, metaProtocolVersion, metaClientInfo, metaClientCapabilities, metaLogLevel)
-	if !ok || string(m[metaProtocolVersion]) != `"`+newProtocol+`"` || firstByte(m[metaClientCapabilities]) != '{' {
+	m, ok := members(raw, mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities, mcp.MetaKeyLogLevel)
+	if !ok || string(m[mcp.MetaKeyProtocolVersion]) != `"`+newProtocol+`"` || firstByte(m[mcp.MetaKeyClientCapabilities]) != '{' {
 		return nil, false
 	}
-	if info, present := m[metaClientInfo]; present && firstByte(info) != '{' {
+	if info, present := m[mcp.MetaKeyClientInfo]; present && firstByte(info) != '{' {
 		return nil, false
 	}
-	if level, present := m[metaLogLevel]; present && firstByte(level) != '"' {
+	if level, present := m[mcp.MetaKeyLogLevel]; present && firstByte(level) != '"' {
 		return nil, false
 	}
 	var meta mcp.Meta
@@ -181,7 +177,7 @@ func members(raw []byte, allowed ...string) (map[string]json.RawMessage, bool) {
 	for dec.More() {
 		tok, err := dec.Token()
 		name, isName := tok.(string)
-		if err != nil || !isName || !contains(allowed, name) || out[name] != nil {
+		if err != nil || !isName || !slices.Contains(allowed, name) || out[name] != nil {
 			return nil, false
 		}
 		var value json.RawMessage
@@ -197,15 +193,6 @@ func members(raw []byte, allowed ...string) (map[string]json.RawMessage, bool) {
 		return nil, false
 	}
 	return out, true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // wireID is a JSON-RPC id as it goes back: a string, re-encoded, or an
