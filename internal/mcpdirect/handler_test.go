@@ -263,6 +263,8 @@ func TestHandler_LeavesEveryOtherRequestToTheSDK(t *testing.T) {
 			body: strings.Replace(callBody("1", "echo", "", newProtocol), `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`, `"io.modelcontextprotocol/protocolVersion":"2025-11-25"`, 1)},
 		"new with progress": {headers: protocolHeaders(newProtocol, "progress"),
 			body: strings.Replace(callBody("1", "progress", "", newProtocol), `"_meta":{`, `"_meta":{"progressToken":3,`, 1)},
+		"new with a log level": {headers: protocolHeaders(newProtocol, "echo"),
+			body: strings.Replace(callBody("1", "echo", "", newProtocol), `"_meta":{`, `"_meta":{"io.modelcontextprotocol/logLevel":"debug",`, 1)},
 		"new with a mismatched name": {headers: protocolHeaders(newProtocol, "refused"), body: callBody("1", "echo", "", newProtocol)},
 		"new without method header": {headers: map[string]string{"Mcp-Protocol-Version": newProtocol},
 			body: callBody("1", "echo", "", newProtocol)},

@@ -146,16 +146,14 @@ func decodePlainCall(body []byte, header http.Header, tools map[string]mcp.ToolH
 
 // newProtocolMeta is a new-protocol call's _meta when it carries exactly
 // what SEP-2575 asks (the version, the client's capabilities, optionally
-// its info and log level) and nothing that needs a session.
+// its info) and nothing that needs a session. A log level (logging is
+// deprecated, SEP-2577) is left to the SDK with the rest.
 func newProtocolMeta(raw json.RawMessage) (mcp.Meta, bool) {
-	m, ok := members(raw, mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities, mcp.MetaKeyLogLevel)
+	m, ok := members(raw, mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities)
 	if !ok || string(m[mcp.MetaKeyProtocolVersion]) != `"`+newProtocol+`"` || firstByte(m[mcp.MetaKeyClientCapabilities]) != '{' {
 		return nil, false
 	}
 	if info, present := m[mcp.MetaKeyClientInfo]; present && firstByte(info) != '{' {
-		return nil, false
-	}
-	if level, present := m[mcp.MetaKeyLogLevel]; present && firstByte(level) != '"' {
 		return nil, false
 	}
 	var meta mcp.Meta
