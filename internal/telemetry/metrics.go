@@ -81,9 +81,9 @@ func New(ctx context.Context, otlpEndpoint string, opts ...Option) (*Telemetry, 
 // TemporalMetrics is the SDK metrics handler feeding the registry, its
 // counters exported as Prometheus counters (see monotonicCounters).
 func (t *Telemetry) TemporalMetrics() client.MetricsHandler {
-	return monotonicCounters{temporalotel.NewMetricsHandler(temporalotel.MetricsHandlerOptions{
+	return monotonicCounters{MetricsHandler: temporalotel.NewMetricsHandler(temporalotel.MetricsHandlerOptions{
 		Meter: t.meters.Meter("temporal-sdk-go"),
-	})}
+	}), tagged: newTaggedHandlers()}
 }
 
 // TemporalInterceptors returns the tracing interceptor when tracing is on.
