@@ -75,26 +75,30 @@ func TestSaveSession_ADeferredResultThatDoesNotReproduceStoresNothing(t *testing
 	})
 }
 
+// TestSaveSession_SnapshotAndResultAreOneTransaction refuses the
+// snapshot's insert through a GORM callback, on SQLite, where the two are
+// a transaction of two inserts. On PostgreSQL they are one statement, and
+// models/flylab's TestSnapshotWithResult_OnPostgresStoresBothOrNeither has
+// the server refuse it.
 func TestSaveSession_SnapshotAndResultAreOneTransaction(t *testing.T) {
-	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
-		ctx := context.Background()
-		// The database refuses the snapshot, the second write of the
-		// transaction: the result written before it must be gone too.
-		refused := errors.New("snapshot refused")
-		if err := db.Callback().Create().Before("gorm:create").Register("test:refuse_snapshot", func(tx *gorm.DB) {
-			if tx.Statement.Table == (models.SessionSnapshot{}).TableName() {
-				_ = tx.AddError(refused)
-			}
-		}); err != nil {
-			t.Fatal(err)
+	db := modelstest.SQLite(t)
+	ctx := context.Background()
+	// The database refuses the snapshot, the second write of the
+	// transaction: the result written before it must be gone too.
+	refused := errors.New("snapshot refused")
+	if err := db.Callback().Create().Before("gorm:create").Register("test:refuse_snapshot", func(tx *gorm.DB) {
+		if tx.Statement.Table == (models.SessionSnapshot{}).TableName() {
+			_ = tx.AddError(refused)
 		}
-		err := models.SaveSnapshotWithResult(ctx, db, "session_d", 2, []byte(`{}`),
-			models.ToolResult{Key: "session_d/k", SessionID: "session_d", Tool: wf.ToolFind, Data: "{}"})
-		if !errors.Is(err, refused) {
-			t.Fatalf("save: %v, want the refusal", err)
-		}
-		if _, lerr := models.LoadToolResult(ctx, db, "session_d/k"); !errors.Is(lerr, models.ErrNotFound) {
-			t.Fatalf("the result outlived its refused snapshot: %v", lerr)
-		}
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	err := models.SaveSnapshotWithResult(ctx, db, "session_d", 2, []byte(`{}`),
+		models.ToolResult{Key: "session_d/k", SessionID: "session_d", Tool: wf.ToolFind, Data: "{}"})
+	if !errors.Is(err, refused) {
+		t.Fatalf("save: %v, want the refusal", err)
+	}
+	if _, lerr := models.LoadToolResult(ctx, db, "session_d/k"); !errors.Is(lerr, models.ErrNotFound) {
+		t.Fatalf("the result outlived its refused snapshot: %v", lerr)
+	}
 }

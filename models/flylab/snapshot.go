@@ -34,11 +34,15 @@ func SaveSnapshot(ctx context.Context, db *gorm.DB, sessionID string, revision i
 
 // SaveSnapshotWithResult stores the tool result of the commit (once, by
 // key, as PutToolResult does) and the commit's snapshot in one
-// transaction: one commit to disk, and never one without the other.
+// transaction: one commit to disk, and never one without the other. On
+// PostgreSQL the transaction is one statement (snapshot_postgres.go).
 func SaveSnapshotWithResult(ctx context.Context, db *gorm.DB, sessionID string, revision int, state []byte, result ToolResult) error {
 	now := time.Now().UTC()
 	result.CreatedAt = now
 	row := SessionSnapshot{SessionID: sessionID, Revision: revision, State: string(state), UpdatedAt: now}
+	if db.Dialector.Name() == "postgres" {
+		return saveSnapshotWithResultOneStatement(db.WithContext(ctx), row, result)
+	}
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := CreateOnce(ctx, tx, &result); err != nil {
 			return err

@@ -1,62 +1,21 @@
 package flywheel_test
 
 import (
-	"context"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
-	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 
 	fw "github.com/gatehouse/gatehouse/models/flywheel"
 	"github.com/gatehouse/gatehouse/models/modelstest"
 )
 
-// statementCounter is a pgx tracer counting every statement a connection
-// sends (BEGIN and COMMIT included), whether it came through GORM or
-// through database/sql directly.
-type statementCounter struct{ n atomic.Int64 }
-
-// TraceQueryStart counts one statement.
-func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	c.n.Add(1)
-	return ctx
-}
-
-// TraceQueryEnd does nothing.
-func (c *statementCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
-// countedPostgres is a fresh migrated PostgreSQL schema opened with
-// Gatehouse's GORM settings over connections that count their statements;
-// nil without GATEHOUSE_TEST_DATABASE_URL.
+// countedPostgres is modelstest.CountedPostgres: a migrated schema whose
+// connections count their statements.
 func countedPostgres(t *testing.T) (*gorm.DB, *atomic.Int64) {
 	t.Helper()
-	url := modelstest.SchemaURL(t)
-	if url == "" {
-		return nil, nil
-	}
-	cfg, err := pgx.ParseConfig(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	counter := &statementCounter{}
-	cfg.Tracer = counter
-	sqlDB := stdlib.OpenDB(*cfg)
-	t.Cleanup(func() { _ = sqlDB.Close() })
-	db, err := gorm.Open(postgres.New(postgres.Config{Conn: sqlDB}), &gorm.Config{SkipDefaultTransaction: true, TranslateError: true, Logger: logger.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range fw.Migrations() {
-		if err := m.Up(db); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return db, &counter.n
+	return modelstest.CountedPostgres(t)
 }
 
 // TestHotPaths_OnPostgresEachRequestIsOneStatement: a claim of 16, a
