@@ -26,8 +26,13 @@ var secretKeys = map[string]bool{
 	"flywheel-lease-token": true, "cookie": true, "set-cookie": true,
 }
 
-// Redact replaces credential plaintexts in s with a marker.
+// Redact replaces credential plaintexts in s with a marker. Most logged
+// strings (paths, methods, ids) hold no credential prefix at all, and
+// skip the regular expression (mayHoldSecret).
 func Redact(s string) string {
+	if !mayHoldSecret(s) {
+		return s
+	}
 	return secretPattern.ReplaceAllStringFunc(s, func(m string) string {
 		return m[:strings.IndexByte(m, '_')+1] + "[REDACTED]"
 	})
