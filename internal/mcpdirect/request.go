@@ -52,10 +52,7 @@ func parsePlainCall(r *http.Request, tools map[string]mcp.ToolHandler) *plainCal
 	if err != nil || len(body) > maxBodyBytes {
 		return nil
 	}
-	call, ok := decodePlainCall(body, r.Header, tools)
-	if !ok {
-		return nil
-	}
+	call, _ := decodePlainCall(body, r.Header, tools)
 	return call
 }
 

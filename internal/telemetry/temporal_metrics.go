@@ -16,7 +16,8 @@ import (
 // Gauges and timers are the contrib handler's.
 type monotonicCounters struct {
 	temporalotel.MetricsHandler
-	// tagged memoizes WithTags (tagged_handlers.go); nil tags afresh.
+	// tagged memoizes WithTags (tagged_handlers.go), shared by every
+	// handler tagged from the same root.
 	tagged *taggedHandlers
 	// id names this handler in tagged's keys.
 	id uint64
@@ -25,9 +26,6 @@ type monotonicCounters struct {
 // WithTags keeps counters monotonic on the tagged handler, and answers a
 // tag set this handler was given before from the memo.
 func (m monotonicCounters) WithTags(tags map[string]string) client.MetricsHandler {
-	if m.tagged == nil {
-		return m.tag(tags)
-	}
 	key := taggedKey{parent: m.id, tags: canonicalTags(tags)}
 	if h, ok := m.tagged.get(key); ok {
 		return h
@@ -39,11 +37,8 @@ func (m monotonicCounters) WithTags(tags map[string]string) client.MetricsHandle
 
 // tag builds the handler with tags added, sharing this one's memo.
 func (m monotonicCounters) tag(tags map[string]string) monotonicCounters {
-	h := monotonicCounters{MetricsHandler: m.MetricsHandler.WithTags(tags).(temporalotel.MetricsHandler), tagged: m.tagged}
-	if m.tagged != nil {
-		h.id = m.tagged.nextID.Add(1)
-	}
-	return h
+	return monotonicCounters{MetricsHandler: m.MetricsHandler.WithTags(tags).(temporalotel.MetricsHandler),
+		tagged: m.tagged, id: m.tagged.nextID.Add(1)}
 }
 
 // Counter is an OpenTelemetry Int64Counter with the handler's attributes.

@@ -11,19 +11,12 @@ import (
 	"github.com/gatehouse/gatehouse/models/modelstest"
 )
 
-// countedPostgres is modelstest.CountedPostgres: a migrated schema whose
-// connections count their statements.
-func countedPostgres(t *testing.T) (*gorm.DB, *atomic.Int64) {
-	t.Helper()
-	return modelstest.CountedPostgres(t)
-}
-
 // TestHotPaths_OnPostgresEachRequestIsOneStatement: a claim of 16, a
 // heartbeat and an output each cost one statement (one round trip, no
 // transaction) on PostgreSQL, grants' lease history and outbox notices
 // included.
 func TestHotPaths_OnPostgresEachRequestIsOneStatement(t *testing.T) {
-	db, n := countedPostgres(t)
+	db, n := modelstest.CountedPostgres(t)
 	if db == nil {
 		t.Skip("needs GATEHOUSE_TEST_DATABASE_URL")
 	}
