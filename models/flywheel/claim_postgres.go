@@ -9,27 +9,28 @@ import (
 )
 
 // claimPostgres is a whole claim in one autocommit statement, one round
-// trip: lock up to @max claimable rows FOR UPDATE SKIP LOCKED (the lock
-// re-checks status on the row's latest version and holds it to commit, so
-// the update joins by primary key alone), pair each with a set of fresh
-// secret hashes by rank, lease them, and write each lease's history row
-// and grant notice (due as GrantNoticeDue says). The plaintext secrets
-// never reach the database; only their hashes do. {{scope}} is the
-// claimant's owner filter (Claimant.scopeSQL). It answers grantColumns.
+// trip: pick up to $3 claimable rows, locked FOR UPDATE SKIP LOCKED (the
+// lock re-checks status on the row's latest version and holds it to
+// commit, so the update joins by primary key alone), pair each with a set
+// of fresh secret hashes by rank, lease them, and write each lease's
+// history row and grant notice (due as GrantNoticeDue says). The plaintext
+// secrets never reach the database; only their hashes do. {{pick}} is the
+// claimant's pick (claimPickAllProjects or claimPickListed), whose
+// parameters follow the twelve of claimStatement. It answers grantColumns.
+// Its parameters are positional and it runs on database/sql directly, as
+// the heartbeat does: GORM's named-parameter rewriting of this text cost
+// more of the api's CPU than anything else of a claim but the statement.
 const claimPostgres = `WITH picked AS (
-		SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM (
-			SELECT id, created_at FROM flywheel_rollouts
-			WHERE status = @queued AND deadline_at > @now AND {{scope}}
-			ORDER BY created_at, id LIMIT @max FOR UPDATE SKIP LOCKED) locked
+		{{pick}}
 	), secrets AS (
-		SELECT * FROM unnest(string_to_array(@tokens, ','), string_to_array(@keys, ','), string_to_array(@llms, ','))
+		SELECT * FROM unnest(string_to_array($4, ','), string_to_array($5, ','), string_to_array($6, ','))
 			WITH ORDINALITY AS s(token_hash, key_hash, llm_hash, n)
 	), granted AS (
-		UPDATE flywheel_rollouts r SET status = @leased, lease_epoch = r.lease_epoch + 1,
+		UPDATE flywheel_rollouts r SET status = $7, lease_epoch = r.lease_epoch + 1,
 			lease_token_hash = s.token_hash, api_key_hash = s.key_hash, llm_token_hash = s.llm_hash,
-			lease_seconds = @secs, lease_expires_at = LEAST(CAST(@now AS timestamptz) + make_interval(secs => @secs), r.deadline_at),
-			lease_granted_at = @now, lease_granted_expiry = LEAST(CAST(@now AS timestamptz) + make_interval(secs => @secs), r.deadline_at),
-			lease_heartbeats = 0, llm_calls_observed = 0, updated_at = @now
+			lease_seconds = CAST($8 AS double precision), lease_expires_at = LEAST(CAST($2 AS timestamptz) + make_interval(secs => CAST($8 AS double precision)), r.deadline_at),
+			lease_granted_at = $2, lease_granted_expiry = LEAST(CAST($2 AS timestamptz) + make_interval(secs => CAST($8 AS double precision)), r.deadline_at),
+			lease_heartbeats = 0, llm_calls_observed = 0, updated_at = $2
 		FROM picked p JOIN secrets s ON s.n = p.n
 		WHERE r.id = p.id
 		RETURNING r.id, r.owner, r.status, r.turn_input, r.task_id, r.metadata, r.deadline_at,
@@ -37,13 +38,34 @@ const claimPostgres = `WITH picked AS (
 			r.lease_granted_expiry, r.created_at, r.api_key_hash, r.llm_token_hash, p.n AS secret_n
 	), history AS (
 		INSERT INTO flywheel_leases (rollout_id, epoch, api_key_hash, llm_token_hash, claimed_by, granted_at, expires_at, heartbeats, llm_calls)
-		SELECT id, lease_epoch, api_key_hash, llm_token_hash, @claimer, @now, lease_expires_at, 0, 0 FROM granted
+		SELECT id, lease_epoch, api_key_hash, llm_token_hash, $9, $2, lease_expires_at, 0, 0 FROM granted
 	), notices AS (
 		INSERT INTO flywheel_notices (rollout_id, epoch, kind, expires_at, due_at, created_at)
-		SELECT id, lease_epoch, @grant, lease_expires_at,
-			GREATEST(CAST(@due AS timestamptz), lease_expires_at - make_interval(secs => @lead)), @now FROM granted
+		SELECT id, lease_epoch, $10, lease_expires_at,
+			GREATEST(CAST($11 AS timestamptz), lease_expires_at - make_interval(secs => $12)), $2 FROM granted
 	)
 	SELECT ` + grantColumns + ` FROM granted ORDER BY created_at, id`
+
+// The picks of a claim, with their parameters from $13 on. An
+// all-projects key (the unrestricted rollouts, its own, and every
+// project's) picks through flywheel_claimable, whose plan does not depend
+// on the statistics (migrations_claimable.go): $13 the owners it takes
+// whole, $14 the owner prefix it takes. A key with listed owners ($13)
+// picks inline, where the planner chooses between the claim index and the
+// owner index by how much of the queue those owners hold.
+const (
+	claimPickAllProjects = `SELECT id, n FROM flywheel_claimable($1, $2, $3, $13, $14)`
+	claimPickListed      = `SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM (
+			SELECT id, created_at FROM flywheel_rollouts
+			WHERE status = $1 AND deadline_at > $2 AND owner = ANY($13)
+			ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) locked`
+)
+
+// claimStatements are claimPostgres with each pick, built once.
+var claimStatements = map[bool]string{
+	true:  strings.Replace(claimPostgres, "{{pick}}", claimPickAllProjects, 1),
+	false: strings.Replace(claimPostgres, "{{pick}}", claimPickListed, 1),
+}
 
 // grantColumns are the columns a PostgreSQL claim reads back of each
 // leased rollout, in the order claimOneStatement scans them: the rollout
@@ -58,7 +80,14 @@ const grantColumns = `id, owner, status, turn_input, task_id, metadata, deadline
 // claimOneStatement runs claimPostgres with max fresh sets of secrets.
 func claimOneStatement(db *gorm.DB, who Claimant, max int, lease time.Duration, now time.Time) ([]Grant, error) {
 	secrets, statement, args := claimStatement(who, max, lease, now)
-	rows, err := db.Raw(statement, args).Rows()
+	return runClaim(db, secrets, statement, args)
+}
+
+// runClaim runs a bound claim statement and pairs each leased row with
+// the secrets of its rank.
+func runClaim(db *gorm.DB, secrets []Grant, statement string, args []any) ([]Grant, error) {
+	max := len(secrets)
+	rows, err := db.Statement.ConnPool.QueryContext(db.Statement.Context, statement, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -90,20 +119,19 @@ func claimOneStatement(db *gorm.DB, who Claimant, max int, lease time.Duration, 
 }
 
 // claimStatement draws max fresh sets of secrets and binds claimPostgres
-// for who: the statement with its owner scope, and its named arguments.
-func claimStatement(who Claimant, max int, lease time.Duration, now time.Time) ([]Grant, string, map[string]any) {
+// for who: the statement with its pick, and its arguments.
+func claimStatement(who Claimant, max int, lease time.Duration, now time.Time) ([]Grant, string, []any) {
 	secrets := make([]Grant, max)
 	tokens, keys, llms := make([]string, max), make([]string, max), make([]string, max)
 	for i := range secrets {
 		secrets[i] = Grant{LeaseToken: newSecret(LeaseTokenPrefix), APIKey: newSecret(APIKeyPrefix), LLMToken: newSecret(LLMTokenPrefix)}
 		tokens[i], keys[i], llms[i] = Hash(secrets[i].LeaseToken), Hash(secrets[i].APIKey), Hash(secrets[i].LLMToken)
 	}
-	scope, args := who.scopeSQL()
-	args["queued"], args["leased"], args["now"], args["max"] = StatusQueued, StatusLeased, now, max
-	args["tokens"], args["keys"], args["llms"] = strings.Join(tokens, ","), strings.Join(keys, ","), strings.Join(llms, ",")
-	args["secs"], args["claimer"], args["grant"], args["due"] = lease.Seconds(), who.CredentialID, NoticeGrant, now.Add(NoticeGrace)
-	args["lead"] = grantNoticeLead(lease).Seconds() // GrantNoticeDue in SQL
-	return secrets, strings.Replace(claimPostgres, "{{scope}}", scope, 1), args
+	args := append(make([]any, 0, 14), StatusQueued, now, max,
+		strings.Join(tokens, ","), strings.Join(keys, ","), strings.Join(llms, ","),
+		StatusLeased, lease.Seconds(), who.CredentialID, NoticeGrant, now.Add(NoticeGrace),
+		grantNoticeLead(lease).Seconds()) // the last: GrantNoticeDue in SQL
+	return secrets, claimStatements[who.AllProjects], append(args, who.pickArgs()...)
 }
 
 // utcOrNil is t in UTC, or nil for nil.

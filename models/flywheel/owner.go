@@ -78,36 +78,31 @@ func (c Claimant) limited() bool { return !c.AllProjects && len(c.Projects) > 0 
 // scope restricts q to the rollouts the claimant may take (MayTake as SQL).
 // A restricted key's scope is an IN list, which the owner index serves.
 func (c Claimant) scope(q *gorm.DB) *gorm.DB {
-	mine := KeyOwner(c.CredentialID)
 	if c.AllProjects {
-		return q.Where("(owner = ? OR owner = ? OR owner LIKE ?)", OwnerUnrestricted, mine, OwnerProjectPrefix+"%")
+		return q.Where("(owner = ? OR owner = ? OR owner LIKE ?)", OwnerUnrestricted, KeyOwner(c.CredentialID), OwnerProjectPrefix+"%")
 	}
-	owners := make([]string, 0, len(c.Projects)+2)
-	owners = append(owners, mine)
-	if !c.limited() {
-		owners = append(owners, OwnerUnrestricted)
-	}
-	for _, p := range c.Projects {
-		owners = append(owners, ProjectOwner(p))
-	}
-	return q.Where("owner IN ?", owners)
+	return q.Where("owner IN ?", c.listedOwners())
 }
 
-// scopeSQL is scope as a SQL condition with named arguments, for the
-// claim's single statement.
-func (c Claimant) scopeSQL() (string, map[string]any) {
-	mine := KeyOwner(c.CredentialID)
+// pickArgs are the arguments of c's pick in the claim statement
+// (claimPickAllProjects or claimPickListed), in the order it takes them.
+func (c Claimant) pickArgs() []any {
 	if c.AllProjects {
-		return "(owner = @unrestricted OR owner = @mine OR owner LIKE @projects)",
-			map[string]any{"unrestricted": OwnerUnrestricted, "mine": mine, "projects": OwnerProjectPrefix + "%"}
+		return []any{[]string{OwnerUnrestricted, KeyOwner(c.CredentialID)}, OwnerProjectPrefix + "%"}
 	}
+	return []any{c.listedOwners()}
+}
+
+// listedOwners are the owners a key that is not all-projects may take:
+// its own, the unrestricted ones unless it is limited, and its projects'.
+func (c Claimant) listedOwners() []string {
 	owners := make([]string, 0, len(c.Projects)+2)
-	owners = append(owners, mine)
+	owners = append(owners, KeyOwner(c.CredentialID))
 	if !c.limited() {
 		owners = append(owners, OwnerUnrestricted)
 	}
 	for _, p := range c.Projects {
 		owners = append(owners, ProjectOwner(p))
 	}
-	return "owner IN @owners", map[string]any{"owners": owners}
+	return owners
 }
