@@ -112,7 +112,7 @@ func ExtendLease(ctx context.Context, db *gorm.DB, h Holder, now time.Time) (Ext
 	if db.Dialector.Name() == "postgres" {
 		return heartbeatOneStatement(db, h, now)
 	}
-	return heartbeatPrepared(db, h, now)
+	return heartbeatSQLite(db, h, now)
 }
 
 // heartbeatPrepared is heartbeatReadThenUpdate with its statements (the
