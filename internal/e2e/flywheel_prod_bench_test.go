@@ -3,6 +3,8 @@ package e2e
 import (
 	"fmt"
 	"net/url"
+	"os"
+	"strconv"
 	"testing"
 )
 
@@ -18,8 +20,11 @@ import (
 // INSERT. Run:
 //
 //	go test ./internal/e2e -run '^$' -bench ProductionTopology_Flywheel -benchtime=1x
+//
+// GATEHOUSE_BENCH_FLYWHEEL_ROLLOUTS=<n> leases n rollouts instead of 2,000
+// (a deeper queue: the claims then pick from n queued at once).
 func BenchmarkProductionTopology_FlywheelVsSkipLocked(b *testing.B) {
-	for _, n := range []int{2000} {
+	for _, n := range []int{benchRollouts(b, 2000)} {
 		b.Run(fmt.Sprintf("pg-skiplocked/n=%d", n), func(b *testing.B) {
 			srv := startSkipLockedQueue(b, n)
 			runLeaseBench(b, leaser{base: srv.URL, claimPath: "/claim", hbPath: func(l lease) string { return "/heartbeat/" + l.ID },
@@ -91,4 +96,17 @@ func hostPorts(b *testing.B, urls []string) []string {
 		out[i] = u.Host
 	}
 	return out
+}
+
+// benchRollouts is $GATEHOUSE_BENCH_FLYWHEEL_ROLLOUTS, or def when unset.
+func benchRollouts(b *testing.B, def int) int {
+	raw := os.Getenv("GATEHOUSE_BENCH_FLYWHEEL_ROLLOUTS")
+	if raw == "" {
+		return def
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 1 {
+		b.Fatalf("GATEHOUSE_BENCH_FLYWHEEL_ROLLOUTS=%q: want a positive count", raw)
+	}
+	return n
 }
