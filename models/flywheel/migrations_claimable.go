@@ -12,20 +12,25 @@ import "gorm.io/gorm"
 // them all to keep 16: a claim then costs time in proportion to the
 // queue's depth (4,069 against 12,552 claims/s with 20,000 queued). With
 // bitmap scans off it walks the claim index (status, created_at, id) in
-// order and stops after p_max rows, whatever the statistics say. Being
+// order and stops after p_max rows, whatever the statistics say. It is
+// PL/pgSQL, not SQL, because PL/pgSQL keeps its query's plan for the
+// session where a SQL function plans it again at every claim (in turns
+// with a SQL twin, a median 7% more claims/s). Being
 // VOLATILE (it locks rows), it reads with a snapshot of its own, taken
 // after the calling statement's: a rollout enqueued in between may be
 // picked but not seen by the update, which then leaves it queued.
 const claimableFunction = `CREATE OR REPLACE FUNCTION flywheel_claimable(
 		p_status text, p_now timestamptz, p_max bigint, p_owners text[], p_prefix text)
 	RETURNS TABLE (id text, n bigint)
-	LANGUAGE sql VOLATILE
+	LANGUAGE plpgsql VOLATILE
 	SET enable_bitmapscan = off
 	AS $$
-		SELECT locked.id, row_number() OVER (ORDER BY locked.created_at, locked.id) FROM (
+	BEGIN
+		RETURN QUERY SELECT locked.id::text, row_number() OVER (ORDER BY locked.created_at, locked.id) FROM (
 			SELECT r.id, r.created_at FROM flywheel_rollouts r
 			WHERE r.status = p_status AND r.deadline_at > p_now AND (r.owner = ANY(p_owners) OR r.owner LIKE p_prefix)
-			ORDER BY r.created_at, r.id LIMIT p_max FOR UPDATE SKIP LOCKED) locked
+			ORDER BY r.created_at, r.id LIMIT p_max FOR UPDATE SKIP LOCKED) locked;
+	END
 	$$`
 
 // migrateClaimableFunction creates flywheel_claimable on PostgreSQL; SQLite
