@@ -61,10 +61,19 @@ const (
 			ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) locked`
 )
 
-// claimStatements are claimPostgres with each pick, built once.
-var claimStatements = map[bool]string{
-	true:  strings.Replace(claimPostgres, "{{pick}}", claimPickAllProjects, 1),
-	false: strings.Replace(claimPostgres, "{{pick}}", claimPickListed, 1),
+// The claim statement with each pick, built once.
+var (
+	claimAllProjects = strings.Replace(claimPostgres, "{{pick}}", claimPickAllProjects, 1)
+	claimListed      = strings.Replace(claimPostgres, "{{pick}}", claimPickListed, 1)
+)
+
+// claimPick is who's claim statement and the arguments of its pick
+// ($13 on).
+func claimPick(who Claimant) (string, []any) {
+	if who.AllProjects {
+		return claimAllProjects, []any{[]string{OwnerUnrestricted, KeyOwner(who.CredentialID)}, OwnerProjectPrefix + "%"}
+	}
+	return claimListed, []any{who.listedOwners()}
 }
 
 // grantColumns are the columns a PostgreSQL claim reads back of each
@@ -127,11 +136,13 @@ func claimStatement(who Claimant, max int, lease time.Duration, now time.Time) (
 		secrets[i] = Grant{LeaseToken: newSecret(LeaseTokenPrefix), APIKey: newSecret(APIKeyPrefix), LLMToken: newSecret(LLMTokenPrefix)}
 		tokens[i], keys[i], llms[i] = Hash(secrets[i].LeaseToken), Hash(secrets[i].APIKey), Hash(secrets[i].LLMToken)
 	}
-	args := append(make([]any, 0, 14), StatusQueued, now, max,
+	statement, pick := claimPick(who)
+	args := append([]any{StatusQueued, now, max,
 		strings.Join(tokens, ","), strings.Join(keys, ","), strings.Join(llms, ","),
 		StatusLeased, lease.Seconds(), who.CredentialID, NoticeGrant, now.Add(NoticeGrace),
-		grantNoticeLead(lease).Seconds()) // the last: GrantNoticeDue in SQL
-	return secrets, claimStatements[who.AllProjects], append(args, who.pickArgs()...)
+		grantNoticeLead(lease).Seconds()}, // the last: GrantNoticeDue in SQL
+		pick...)
+	return secrets, statement, args
 }
 
 // utcOrNil is t in UTC, or nil for nil.

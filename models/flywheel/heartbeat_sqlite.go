@@ -15,7 +15,7 @@ import (
 // statements cost no round trip; GORM's callbacks and reflection cost
 // more CPU than they do (BenchmarkHeartbeat_SQLite).
 const (
-	heartbeatSQLiteRead = `SELECT api_key_hash, lease_token_hash, status, output_at IS NOT NULL, deadline_at,
+	heartbeatSQLiteRead = `SELECT api_key_hash, lease_token_hash, status, output_at, deadline_at,
 		lease_expires_at, lease_seconds, lease_epoch, lease_granted_at, lease_granted_expiry
 		FROM flywheel_rollouts WHERE id = ?`
 	heartbeatSQLiteUpdate = `UPDATE flywheel_rollouts SET lease_expires_at = ?, lease_heartbeats = lease_heartbeats + 1
@@ -23,19 +23,13 @@ const (
 )
 
 // heartbeatSQLite extends h's lease when the row shows it live and held
-// by h; any other row (or none) goes to heartbeatPrepared, whose
-// authorize names the refusal.
+// by h. A refusal with h's own key is named from the row read
+// (leaseRefusal); with another key, authorize reads the lease history to
+// tell an earlier lease's key (409) from a foreign or unknown one (403,
+// 401).
 func heartbeatSQLite(db *gorm.DB, h Holder, now time.Time) (Extension, error) {
 	pool := db.Session(&gorm.Session{PrepareStmt: true}).Statement.ConnPool
-	var (
-		keyHash, tokenHash, status string
-		hasOutput                  bool
-		deadline                   time.Time
-		expires                    *time.Time
-		seconds                    float64
-		epoch                      int64
-		grantedAt, grantedExpiry   *time.Time
-	)
+	r := Rollout{ID: h.RolloutID}
 	// QueryContext, not QueryRowContext: GORM's prepared pool answers a
 	// statement it could not prepare with a Row whose Scan panics.
 	rows, err := pool.QueryContext(db.Statement.Context, heartbeatSQLiteRead, h.RolloutID)
@@ -44,28 +38,29 @@ func heartbeatSQLite(db *gorm.DB, h Holder, now time.Time) (Extension, error) {
 	}
 	found := rows.Next()
 	if found {
-		err = rows.Scan(&keyHash, &tokenHash, &status, &hasOutput, &deadline, &expires, &seconds, &epoch, &grantedAt, &grantedExpiry)
+		err = rows.Scan(&r.APIKeyHash, &r.LeaseTokenHash, &r.Status, &r.OutputAt, &r.DeadlineAt,
+			&r.LeaseExpiresAt, &r.LeaseSeconds, &r.LeaseEpoch, &r.LeaseGrantedAt, &r.LeaseGrantedExpiry)
 	}
 	if err := errors.Join(err, rows.Close(), rows.Err()); err != nil {
 		return Extension{}, err
 	}
-	if !found {
-		return heartbeatPrepared(db, h, now)
+	keyHash := Hash(h.APIKey)
+	if !found || !sameHash(r.APIKeyHash, keyHash) {
+		if _, err := authorize(db, h, now, false); err != nil {
+			return Extension{}, err
+		}
+		return Extension{}, ErrStaleLease // the row changed between the two reads
 	}
-	live := status == StatusLeased && !hasOutput && now.Before(deadline) && expires != nil && now.Before(*expires)
-	if !live || !sameHash(keyHash, Hash(h.APIKey)) || !sameHash(tokenHash, Hash(h.LeaseToken)) {
-		return heartbeatPrepared(db, h, now)
+	if err := leaseRefusal(r, keyHash, Hash(h.LeaseToken), now); err != nil {
+		return Extension{}, err
 	}
-	next := now.Add(time.Duration(seconds * float64(time.Second)))
-	if next.After(deadline) {
-		next = deadline
-	}
-	res, err := pool.ExecContext(db.Statement.Context, heartbeatSQLiteUpdate, next, h.RolloutID, StatusLeased, epoch, tokenHash, now)
+	next := extendedExpiry(r, now)
+	res, err := pool.ExecContext(db.Statement.Context, heartbeatSQLiteUpdate, next, r.ID, StatusLeased, r.LeaseEpoch, r.LeaseTokenHash, now)
 	if err != nil {
 		return Extension{}, err
 	}
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
 		return Extension{}, errors.Join(ErrStaleLease, err) // lost a race with expiry, a new lease or the output
 	}
-	return withGrant(db, h.RolloutID, Extension{Epoch: epoch, ExpiresAt: next.UTC()}, grantedAt, grantedExpiry)
+	return withGrant(db, r.ID, Extension{Epoch: r.LeaseEpoch, ExpiresAt: next.UTC()}, r.LeaseGrantedAt, r.LeaseGrantedExpiry)
 }

@@ -60,17 +60,34 @@ func authorize(tx *gorm.DB, h Holder, now time.Time, lock bool) (Rollout, error)
 		}
 		// A key of an earlier lease of this rollout: authenticated, fenced.
 	}
+	return r, leaseRefusal(r, keyHash, Hash(h.LeaseToken), now)
+}
+
+// leaseRefusal is why row r refuses a holder presenting these hashes at
+// now (409 output / 410 gone / 409 fenced), or nil when the holder's lease
+// is live: the state checks of authorize, after its key check.
+func leaseRefusal(r Rollout, keyHash, tokenHash string, now time.Time) error {
 	switch {
 	case r.OutputAt != nil:
-		return r, ErrOutputAccepted
+		return ErrOutputAccepted
 	case r.Status == StatusCompleted || r.Status == StatusExcluded || !now.Before(r.DeadlineAt):
-		return r, ErrGone
-	case r.Status != StatusLeased || !sameHash(r.APIKeyHash, keyHash) || !sameHash(r.LeaseTokenHash, Hash(h.LeaseToken)):
-		return r, ErrStaleLease
+		return ErrGone
+	case r.Status != StatusLeased || !sameHash(r.APIKeyHash, keyHash) || !sameHash(r.LeaseTokenHash, tokenHash):
+		return ErrStaleLease
 	case r.LeaseExpiresAt == nil || !now.Before(*r.LeaseExpiresAt):
-		return r, ErrStaleLease
+		return ErrStaleLease
 	}
-	return r, nil
+	return nil
+}
+
+// extendedExpiry is where a heartbeat at now moves r's lease: its granted
+// length from now, never past the deadline.
+func extendedExpiry(r Rollout, now time.Time) time.Time {
+	expires := now.Add(time.Duration(r.LeaseSeconds * float64(time.Second)))
+	if expires.After(r.DeadlineAt) {
+		return r.DeadlineAt
+	}
+	return expires
 }
 
 // keyError tells a key of another rollout (403) from an unknown one (401).
@@ -113,39 +130,6 @@ func ExtendLease(ctx context.Context, db *gorm.DB, h Holder, now time.Time) (Ext
 		return heartbeatOneStatement(db, h, now)
 	}
 	return heartbeatSQLite(db, h, now)
-}
-
-// heartbeatPrepared is heartbeatReadThenUpdate with its statements (the
-// same text at every heartbeat) prepared once and kept, on SQLite's one
-// connection, instead of parsed again at each call: a third less CPU per
-// heartbeat on the dev database (BenchmarkHeartbeat_SQLite).
-func heartbeatPrepared(db *gorm.DB, h Holder, now time.Time) (Extension, error) {
-	return heartbeatReadThenUpdate(db.Session(&gorm.Session{PrepareStmt: true}), h, now)
-}
-
-// heartbeatReadThenUpdate authorizes from a read of the row, then extends
-// with a compare-and-swap on what it read. On SQLite (one in-process
-// connection) the extra statements cost no round trips.
-func heartbeatReadThenUpdate(db *gorm.DB, h Holder, now time.Time) (Extension, error) {
-	r, err := authorize(db, h, now, false)
-	if err != nil {
-		return Extension{}, err
-	}
-	expires := now.Add(time.Duration(r.LeaseSeconds * float64(time.Second)))
-	if expires.After(r.DeadlineAt) {
-		expires = r.DeadlineAt
-	}
-	res := db.Model(&Rollout{}).
-		Where("id = ? AND status = ? AND lease_epoch = ? AND lease_token_hash = ? AND output_at IS NULL AND lease_expires_at > ?",
-			r.ID, StatusLeased, r.LeaseEpoch, r.LeaseTokenHash, now).
-		Updates(map[string]any{"lease_expires_at": expires, "lease_heartbeats": gorm.Expr("lease_heartbeats + 1")})
-	if res.Error != nil {
-		return Extension{}, res.Error
-	}
-	if res.RowsAffected != 1 {
-		return Extension{}, ErrStaleLease // lost a race with expiry, a new lease or the output
-	}
-	return withGrant(db, r.ID, Extension{Epoch: r.LeaseEpoch, ExpiresAt: expires}, r.LeaseGrantedAt, r.LeaseGrantedExpiry)
 }
 
 // heartbeatPostgres is the whole fenced compare-and-swap of a heartbeat in

@@ -84,15 +84,6 @@ func (c Claimant) scope(q *gorm.DB) *gorm.DB {
 	return q.Where("owner IN ?", c.listedOwners())
 }
 
-// pickArgs are the arguments of c's pick in the claim statement
-// (claimPickAllProjects or claimPickListed), in the order it takes them.
-func (c Claimant) pickArgs() []any {
-	if c.AllProjects {
-		return []any{[]string{OwnerUnrestricted, KeyOwner(c.CredentialID)}, OwnerProjectPrefix + "%"}
-	}
-	return []any{c.listedOwners()}
-}
-
 // listedOwners are the owners a key that is not all-projects may take:
 // its own, the unrestricted ones unless it is limited, and its projects'.
 func (c Claimant) listedOwners() []string {
