@@ -124,7 +124,9 @@ func runLeaseBench(b *testing.B, q leaser, n int) []lease {
 	stopClaims := profilePhase(b, "claims")
 	q.cpu.begin("claims")
 	start := time.Now()
+	var claimLat []time.Duration
 	for len(leased) < n {
+		st := time.Now()
 		var c struct {
 			Rollouts []struct {
 				RolloutID  string `json:"rollout_id"`
@@ -135,6 +137,7 @@ func runLeaseBench(b *testing.B, q leaser, n int) []lease {
 		if err := q.post(q.claimPath, q.claimToken, "", map[string]any{"max_rollouts": 16, "lease_s": 300}, &c); err != nil {
 			b.Fatal(err)
 		}
+		claimLat = append(claimLat, time.Since(st))
 		if len(c.Rollouts) == 0 {
 			b.Fatalf("queue ran dry at %d", len(leased))
 		}
@@ -143,6 +146,10 @@ func runLeaseBench(b *testing.B, q leaser, n int) []lease {
 		}
 	}
 	b.ReportMetric(float64(len(leased))/time.Since(start).Seconds(), "claims/s")
+	slices.Sort(claimLat)
+	b.ReportMetric(pct(claimLat, 0.50), "claim-p50-ms")
+	b.ReportMetric(pct(claimLat, 0.99), "claim-p99-ms")
+	b.ReportMetric(pct(claimLat, 1), "claim-max-ms")
 	q.cpu.reportAs(b, len(leased), "claim-cpu-ms-")
 	stopClaims()
 	seen := make(map[string]bool, len(leased))

@@ -2,7 +2,6 @@ package flywheel
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -12,8 +11,8 @@ import (
 // BenchmarkClaim_PostgresDeepQueue leases from a queue 20,000 deep whose
 // statistics were taken while it was empty (a burst of enqueues within
 // autovacuum's minute), all-projects claims of 16 in turns: through
-// flywheel_claimable as Claim does ("function"), and by the same pick
-// inline in the statement, as it was ("inline"), which the planner then
+// flywheel_claim as Claim does ("function"), and by its query sent whole,
+// as before the claim functions ("inline"), which the planner then
 // answers with a bitmap scan and a sort of the whole queue. Each turn
 // leases 1,600; the queue is refilled so it never drops below 20,000.
 // Reports <variant>-claims/s. Run:
@@ -28,7 +27,7 @@ func BenchmarkClaim_PostgresDeepQueue(b *testing.B) {
 		name  string
 		claim func(*gorm.DB, Claimant, int, time.Duration, time.Time) ([]Grant, error)
 		wall  time.Duration
-	}{{name: "function", claim: claimOneStatement}, {name: "inline", claim: claimPickingInline}}
+	}{{name: "function", claim: claimOneStatement}, {name: "inline", claim: claimInline}}
 	who := Claimant{CredentialID: "bench", AllProjects: true}
 	b.ResetTimer()
 	for round := range b.N {
@@ -49,17 +48,4 @@ func BenchmarkClaim_PostgresDeepQueue(b *testing.B) {
 	for _, v := range variants {
 		b.ReportMetric(float64(turn*b.N)/v.wall.Seconds(), v.name+"-claims/s")
 	}
-}
-
-// claimPickingInline is claimOneStatement for an all-projects key with
-// the pick written into the statement instead of through
-// flywheel_claimable: the statement as it was.
-func claimPickingInline(db *gorm.DB, who Claimant, max int, lease time.Duration, now time.Time) ([]Grant, error) {
-	secrets, statement, args := claimStatement(who, max, lease, now)
-	inline := strings.Replace(claimPickListed, "owner = ANY($13)", "(owner = ANY($13) OR owner LIKE $14)", 1)
-	statement = strings.Replace(statement, claimPickAllProjects, inline, 1)
-	if !strings.Contains(statement, "LIKE $14") {
-		panic("claimPickingInline: claimPostgres changed shape")
-	}
-	return runClaim(db, secrets, statement, args)
 }

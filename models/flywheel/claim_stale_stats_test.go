@@ -15,7 +15,8 @@ import (
 // claim of 16 still walks the claim index in order and stops, instead of
 // reading every queued row through a bitmap scan and sorting them all
 // (which touches each of the table's ~500 heap pages on every claim:
-// about 900 pages in all, against about 250 with the claim's writes).
+// about 1,000 pages in all, against about 370 with the claim's writes and
+// the call of flywheel_claim).
 // The claims lease the oldest rollouts, in order.
 func TestClaim_OnPostgresReadsAFewPagesWhateverTheStatisticsSay(t *testing.T) {
 	t.Parallel()
@@ -35,8 +36,8 @@ func TestClaim_OnPostgresReadsAFewPagesWhateverTheStatisticsSay(t *testing.T) {
 	for range 3 {
 		touched = explainedClaim(t, db)
 	}
-	if touched > 400 {
-		t.Errorf("a claim of 16 of %d queued touched %d pages; want a walk of the claim index (about 250 with its writes; a bitmap scan of the queue touches about 900)", queued, touched)
+	if touched > 500 {
+		t.Errorf("a claim of 16 of %d queued touched %d pages; want a walk of the claim index (about 370 with its writes; a bitmap scan of the queue touches about 1,000)", queued, touched)
 	}
 	var leased []string
 	if err := db.Model(&Rollout{}).Where("status = ?", StatusLeased).Order("created_at").Pluck("id", &leased).Error; err != nil {
