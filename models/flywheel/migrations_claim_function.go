@@ -83,9 +83,10 @@ const claimFunctionTemplate = `CREATE OR REPLACE FUNCTION {{name}}(
 //     burst of enqueues the planner would read every queued row through a
 //     bitmap scan and sort them all to keep 16
 //     (TestClaim_OnPostgresReadsAFewPagesWhateverTheStatisticsSay). Its
-//     plan is generic (made once per session), which that plan allows: a
-//     claim then costs about a tenth less at the database than one
-//     planned again each time.
+//     plan is generic, made once per session: the settings leave no choice
+//     a parameter could sway, and under pgbench (prepared, with
+//     parameters, 2,000 queued) a claim of 16 took 0.85 ms against 0.96
+//     ms for the statement planned at each call.
 //   - flywheel_claim_listed, for a key with listed owners ($13): the
 //     planner chooses between the claim index and the owner index by how
 //     much of the queue those owners hold, so it plans each claim with
