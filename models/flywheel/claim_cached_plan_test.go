@@ -33,17 +33,8 @@ func TestClaim_OnPostgresNeverScansTheRolloutsWhateverPlanTheSessionCached(t *te
 // claimsOnAStalePlan is the test above for one claimant.
 func claimsOnAStalePlan(t *testing.T, who Claimant) {
 	db := freshPostgresSchema(t)
-	conn, err := db.DB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn.SetMaxOpenConns(1) // one session: its prepared statements and plans
-	leaseAll(t, db, 32, nil)
-	for _, s := range []string{"ALTER TABLE flywheel_rollouts SET (autovacuum_enabled = false)", "ANALYZE flywheel_rollouts"} {
-		if err := db.Exec(s).Error; err != nil {
-			t.Fatal(err)
-		}
-	}
+	oneSession(t, db)
+	statisticsAfterLeasing(t, db, 32)
 	ctx := context.Background()
 	// Enough claims for PostgreSQL to settle on a plan for the session
 	// (it tries five custom plans before it may cache a generic one).

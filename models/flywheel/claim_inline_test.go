@@ -17,7 +17,7 @@ var inlineClaimAllProjects = inlineClaim("(r.owner = ANY(p_owners) OR r.owner LI
 // restriction and each parameter written as its positional placeholder.
 func inlineClaim(where string) string {
 	start := strings.Index(claimFunctionTemplate, "RETURN QUERY ") + len("RETURN QUERY ")
-	end := strings.Index(claimFunctionTemplate, "g.created_at, g.id;") + len("g.created_at, g.id")
+	end := strings.Index(claimFunctionTemplate, "FROM granted g;") + len("FROM granted g")
 	if start < len("RETURN QUERY ") || end < start {
 		panic("inlineClaim: claimFunctionTemplate changed shape")
 	}

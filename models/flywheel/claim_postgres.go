@@ -24,13 +24,14 @@ const (
 // claimPick is who's claim statement and its arguments from $13 on.
 func claimPick(who Claimant) (string, []any) {
 	if who.AllProjects {
-		return claimAllProjects, []any{[]string{OwnerUnrestricted, KeyOwner(who.CredentialID)}, OwnerProjectPrefix + "%"}
+		owners, prefix := who.allProjectsOwners()
+		return claimAllProjects, []any{owners, prefix}
 	}
 	return claimListed, []any{who.listedOwners()}
 }
 
 // grantColumns are the columns a PostgreSQL claim reads back of each
-// leased rollout, in the order claimOneStatement scans them: the rollout
+// leased rollout, in the order runClaim scans them: the rollout
 // as its claimer sees it, the lease just granted, and the rank of the
 // secrets it took. The other columns (hashes just written, counters just
 // reset, terminal fields still empty) are not read back, and the scan is

@@ -27,11 +27,7 @@ func TestClaim_OnPostgresReadsAFewPagesWhateverTheStatisticsSay(t *testing.T) {
 
 	// One session for all three claims; the first pays for its catalog
 	// lookups, the last is measured.
-	conn, err := db.DB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn.SetMaxOpenConns(1)
+	oneSession(t, db)
 	var touched int64
 	for range 3 {
 		touched = explainedClaim(t, db)
@@ -82,11 +78,29 @@ func explainedClaim(t *testing.T, db *gorm.DB) int64 {
 	return p.Hit + p.Read
 }
 
+// oneSession keeps db to one connection, so every statement after runs in
+// one PostgreSQL session: its prepared statements and cached plans.
+func oneSession(tb testing.TB, db *gorm.DB) {
+	tb.Helper()
+	conn, err := db.DB()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	conn.SetMaxOpenConns(1)
+}
+
 // statisticsOfAnEmptyQueue migrates db, takes the rollouts' statistics
 // while none is queued, and keeps autovacuum from taking them again.
 func statisticsOfAnEmptyQueue(tb testing.TB, db *gorm.DB) {
 	tb.Helper()
-	leaseAll(tb, db, 0, nil) // migrates
+	statisticsAfterLeasing(tb, db, 0)
+}
+
+// statisticsAfterLeasing migrates db, leases n rollouts, takes the
+// rollouts' statistics then, and keeps autovacuum from taking them again.
+func statisticsAfterLeasing(tb testing.TB, db *gorm.DB, n int) {
+	tb.Helper()
+	leaseAll(tb, db, n, nil) // migrates
 	for _, s := range []string{"ALTER TABLE flywheel_rollouts SET (autovacuum_enabled = false)", "ANALYZE flywheel_rollouts"} {
 		if err := db.Exec(s).Error; err != nil {
 			tb.Fatal(err)

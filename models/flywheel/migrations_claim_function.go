@@ -13,7 +13,8 @@ import (
 // alone), pair each with a set of fresh secret hashes by rank, lease them,
 // and write each lease's history row and grant notice (due as
 // GrantNoticeDue says). The plaintext secrets never reach the database;
-// only their hashes do. It answers grantColumns, in enqueue order.
+// only their hashes do. It answers grantColumns; the statement that
+// calls it orders them (claimAllProjects, claimListed).
 //
 // It is a function for its SET clauses ({{settings}}), which hold its
 // plan to the indexes whatever the statistics say. Sent as a statement,
@@ -70,7 +71,7 @@ const claimFunctionTemplate = `CREATE OR REPLACE FUNCTION {{name}}(
 		)
 		SELECT g.id::text, g.owner::text, g.status::text, g.turn_input, g.task_id::text, g.metadata, g.deadline_at,
 			g.max_attempts, g.lease_epoch, g.lease_seconds, g.lease_expires_at, g.lease_granted_at,
-			g.lease_granted_expiry, g.created_at, g.secret_n FROM granted g ORDER BY g.created_at, g.id;
+			g.lease_granted_expiry, g.created_at, g.secret_n FROM granted g;
 	END
 	$$`
 

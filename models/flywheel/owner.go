@@ -79,9 +79,16 @@ func (c Claimant) limited() bool { return !c.AllProjects && len(c.Projects) > 0 
 // A restricted key's scope is an IN list, which the owner index serves.
 func (c Claimant) scope(q *gorm.DB) *gorm.DB {
 	if c.AllProjects {
-		return q.Where("(owner = ? OR owner = ? OR owner LIKE ?)", OwnerUnrestricted, KeyOwner(c.CredentialID), OwnerProjectPrefix+"%")
+		owners, prefix := c.allProjectsOwners()
+		return q.Where("(owner IN ? OR owner LIKE ?)", owners, prefix)
 	}
 	return q.Where("owner IN ?", c.listedOwners())
+}
+
+// allProjectsOwners are the owners an all-projects key takes: the
+// unrestricted rollouts and its own by name, every project's by prefix.
+func (c Claimant) allProjectsOwners() ([]string, string) {
+	return []string{OwnerUnrestricted, KeyOwner(c.CredentialID)}, OwnerProjectPrefix + "%"
 }
 
 // listedOwners are the owners a key that is not all-projects may take:
