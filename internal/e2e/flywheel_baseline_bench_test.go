@@ -119,13 +119,39 @@ const warmRounds = 3
 // 200), reports claims/s, the latency of a claim (claim-p50/p99/max-ms) and
 // heartbeat p50/p99, and returns the leases.
 func runLeaseBench(b *testing.B, q leaser, n int) []lease {
+	f, leased := measureLeases(b, q, n)
+	b.StopTimer()
+	b.ReportMetric(f.claimsPerSec, "claims/s")
+	b.ReportMetric(pct(f.claims, 0.50), "claim-p50-ms")
+	b.ReportMetric(pct(f.claims, 0.99), "claim-p99-ms")
+	b.ReportMetric(pct(f.claims, 1), "claim-max-ms")
+	b.ReportMetric(pct(f.warm, 0.50), "hb-p50-ms")
+	b.ReportMetric(pct(f.warm, 0.99), "hb-p99-ms")
+	b.ReportMetric(pct(f.cold, 0.99), "hb-cold-p99-ms")
+	return leased
+}
+
+// leaseFigures is what one lease bench measured: the claim rate, and the
+// sorted latencies of each claim of 16, of the cold heartbeat round and
+// of the warm ones.
+type leaseFigures struct {
+	claimsPerSec       float64
+	claims, cold, warm []time.Duration
+}
+
+// measureLeases is runLeaseBench without its report: it claims n rollouts
+// 16 at a time from one client (failing on any rollout leased twice), then
+// heartbeats every lease in 1+warmRounds rounds from 32 concurrent clients
+// (failing on any answer but 200). q.cpu, when set, reports each phase's
+// CPU per request.
+func measureLeases(b *testing.B, q leaser, n int) (leaseFigures, []lease) {
 	q.hc = q.client()
 	b.ResetTimer()
+	var f leaseFigures
 	var leased []lease
 	stopClaims := profilePhase(b, "claims")
 	q.cpu.begin("claims")
 	start := time.Now()
-	var claimLat []time.Duration
 	for len(leased) < n {
 		st := time.Now()
 		var c struct {
@@ -138,7 +164,7 @@ func runLeaseBench(b *testing.B, q leaser, n int) []lease {
 		if err := q.post(q.claimPath, q.claimToken, "", map[string]any{"max_rollouts": 16, "lease_s": 300}, &c); err != nil {
 			b.Fatal(err)
 		}
-		claimLat = append(claimLat, time.Since(st))
+		f.claims = append(f.claims, time.Since(st))
 		if len(c.Rollouts) == 0 {
 			b.Fatalf("queue ran dry at %d", len(leased))
 		}
@@ -146,11 +172,8 @@ func runLeaseBench(b *testing.B, q leaser, n int) []lease {
 			leased = append(leased, lease{r.RolloutID, r.APIKey, r.LeaseToken})
 		}
 	}
-	b.ReportMetric(float64(len(leased))/time.Since(start).Seconds(), "claims/s")
-	slices.Sort(claimLat)
-	b.ReportMetric(pct(claimLat, 0.50), "claim-p50-ms")
-	b.ReportMetric(pct(claimLat, 0.99), "claim-p99-ms")
-	b.ReportMetric(pct(claimLat, 1), "claim-max-ms")
+	f.claimsPerSec = float64(len(leased)) / time.Since(start).Seconds()
+	slices.Sort(f.claims)
 	q.cpu.reportAs(b, len(leased), "claim-cpu-ms-")
 	stopClaims()
 	seen := make(map[string]bool, len(leased))
@@ -167,21 +190,16 @@ func runLeaseBench(b *testing.B, q leaser, n int) []lease {
 	// every 5 s for 20 s does).
 	stopProfile := profileHeartbeats(b)
 	stopPhase := profilePhase(b, "heartbeats")
-	cold := q.heartbeatRound(b, leased)
+	f.cold = q.heartbeatRound(b, leased)
 	q.cpu.begin("heartbeats")
-	var warm []time.Duration
 	for range warmRounds {
-		warm = append(warm, q.heartbeatRound(b, leased)...)
+		f.warm = append(f.warm, q.heartbeatRound(b, leased)...)
 	}
-	slices.Sort(warm)
-	q.cpu.reportAs(b, len(warm), "hb-cpu-ms-")
+	slices.Sort(f.warm)
+	q.cpu.reportAs(b, len(f.warm), "hb-cpu-ms-")
 	stopProfile()
 	stopPhase()
-	b.StopTimer()
-	b.ReportMetric(pct(warm, 0.50), "hb-p50-ms")
-	b.ReportMetric(pct(warm, 0.99), "hb-p99-ms")
-	b.ReportMetric(pct(cold, 0.99), "hb-cold-p99-ms")
-	return leased
+	return f, leased
 }
 
 // profileHeartbeats writes a CPU profile of the heartbeat rounds alone to
@@ -319,9 +337,28 @@ func benchSchemaURL(b *testing.B) string {
 	return withSearchPathParam(base, schema)
 }
 
+// skipLockedQueue is the baseline lease server: its loopback HTTP server
+// and the schema behind it.
+type skipLockedQueue struct {
+	*httptest.Server
+	db *gorm.DB
+}
+
+// refill empties the baseline's table and queues n fresh rows, so a
+// later run meets the same table as the first.
+func (q skipLockedQueue) refill(b *testing.B, n int) {
+	b.Helper()
+	if err := q.db.Exec("TRUNCATE rollouts").Error; err != nil {
+		b.Fatal(err)
+	}
+	if err := q.db.Exec(`INSERT INTO rollouts (created_at) SELECT now() + make_interval(secs => g) FROM generate_series(1, ?) g`, n).Error; err != nil {
+		b.Fatal(err)
+	}
+}
+
 // startSkipLockedQueue fills a fresh PostgreSQL schema with n queued rows
 // and serves POST /claim and POST /heartbeat/:id over loopback HTTP.
-func startSkipLockedQueue(b *testing.B, n int) *httptest.Server {
+func startSkipLockedQueue(b *testing.B, n int) skipLockedQueue {
 	b.Helper()
 	db, err := models.Open(benchSchemaURL(b))
 	if err != nil {
@@ -336,9 +373,8 @@ func startSkipLockedQueue(b *testing.B, n int) *httptest.Server {
 	if err := db.Exec(baselineSchema).Error; err != nil {
 		b.Fatal(err)
 	}
-	if err := db.Exec(`INSERT INTO rollouts (created_at) SELECT now() + make_interval(secs => g) FROM generate_series(1, ?) g`, n).Error; err != nil {
-		b.Fatal(err)
-	}
+	q := skipLockedQueue{db: db}
+	q.refill(b, n)
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /claim", func(w http.ResponseWriter, r *http.Request) { baselineClaimHandler(db, w, r) })
 	mux.HandleFunc("POST /heartbeat/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -358,9 +394,9 @@ func startSkipLockedQueue(b *testing.B, n int) *httptest.Server {
 			_, _ = w.Write([]byte(`{"ok":true}`))
 		}
 	})
-	srv := httptest.NewServer(mux)
-	b.Cleanup(srv.Close)
-	return srv
+	q.Server = httptest.NewServer(mux)
+	b.Cleanup(q.Close)
+	return q
 }
 
 // baselineClaimHandler leases up to max_rollouts rows in one statement.

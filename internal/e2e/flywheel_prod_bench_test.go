@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // BenchmarkProductionTopology_FlywheelVsSkipLocked runs the lease bench of
@@ -59,6 +60,14 @@ func BenchmarkProductionTopology_FlywheelVsSkipLocked(b *testing.B) {
 // outputRound posts every lease's output from 32 concurrent clients
 // (failing on any answer but 200) and reports out-p50/p99-ms.
 func outputRound(b *testing.B, q leaser, leased []lease) {
+	outs := postOutputs(b, q, leased)
+	b.ReportMetric(pct(outs, 0.50), "out-p50-ms")
+	b.ReportMetric(pct(outs, 0.99), "out-p99-ms")
+}
+
+// postOutputs posts every lease's output from 32 concurrent clients
+// (failing on any answer but 200) and returns the sorted latencies.
+func postOutputs(b *testing.B, q leaser, leased []lease) []time.Duration {
 	q.hc = q.client()
 	stop := profilePhase(b, "outputs")
 	q.cpu.begin("outputs")
@@ -66,8 +75,7 @@ func outputRound(b *testing.B, q leaser, leased []lease) {
 		map[string]any{"final_text": "bench", "tool_calls": []any{}, "llm_call_count": 0})
 	q.cpu.reportAs(b, len(outs), "out-cpu-ms-")
 	stop()
-	b.ReportMetric(pct(outs, 0.50), "out-p50-ms")
-	b.ReportMetric(pct(outs, 0.99), "out-p99-ms")
+	return outs
 }
 
 // reportProcessMemory reports the largest resident memory (now and peak)

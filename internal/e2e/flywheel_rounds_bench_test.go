@@ -1,0 +1,186 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BenchmarkProductionTopology_FlywheelRounds is the side-by-side run of
+// BenchmarkProductionTopology_FlywheelVsSkipLocked repeated: one
+// production topology (load spread over the api replicas) and one plain
+// SKIP LOCKED lease server are started once, then each runs the lease
+// bench on n fresh rollouts, in turns, for several rounds (the baseline
+// first in odd rounds, Gatehouse first in even ones, so a drift in the
+// machine's speed weighs on both alike). Each round ends with Gatehouse's
+// outputs. It reports the median over rounds of each per-round ratio
+// (Gatehouse against the baseline of the same round) and how many rounds
+// met each target:
+//
+//   - claims-ratio: claims/s against the baseline's (target ≥ 0.5);
+//   - hb-p50-ratio: heartbeat p50 against the baseline's (target ≤ 2);
+//   - hb-p99-ratio: heartbeat p99 against the baseline's (target ≤ 1);
+//   - out-p50-ms: the median of the rounds' output p50 (target ≤ 20).
+//
+// On a machine whose speed drifts from one minute to the next, one run of
+// each says little; the median ratio of rounds run minutes apart, each
+// side by side, is the figure to compare. Run:
+//
+//	go test ./internal/e2e -run '^$' -bench ProductionTopology_FlywheelRounds -benchtime=1x
+//
+// GATEHOUSE_BENCH_ROUNDS=<k> runs k rounds instead of 5;
+// GATEHOUSE_BENCH_FLYWHEEL_ROLLOUTS=<n> leases n rollouts a round instead of 2,000.
+func BenchmarkProductionTopology_FlywheelRounds(b *testing.B) {
+	n, rounds := benchRollouts(b, 2000), benchRounds(b, 5)
+	base := startSkipLockedQueue(b, n)
+	baseQ := leaser{base: base.URL, claimPath: "/claim", hbPath: func(l lease) string { return "/heartbeat/" + l.ID }}
+	p := startProdStack(b, "GATEHOUSE_DATABASE_MAX_CONNS=16", "GATEHOUSE_DATABASE_MAX_IDLE_CONNS=16")
+	meter := newCPUMeter(p.Prod)
+	ghQ := leaser{base: p.APIURL, claimPath: "/flywheel/claim", claimToken: p.APIKey,
+		hbPath:   func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" },
+		replicas: hostPorts(b, p.Prod.APIURLs)}
+	// quiet waits for the stack's background work to end, so neither side
+	// is timed while it runs: the workflow tasks of an enqueue, and after
+	// the outputs the rollouts' workflows finishing (on a 2-core machine
+	// Temporal and its database were measured busy for over a minute after
+	// 2,000 outputs). It gives up after five settle windows.
+	quiet := func() {
+		var took time.Duration
+		for try := 0; try < 5; try++ {
+			t := settle(meter, "temporal", "worker", "api", "postgres", "postgres-temporal", "postgres-background")
+			took += t
+			if t < settleMax {
+				break
+			}
+		}
+		b.Logf("settled in %s; then %s", took.Round(time.Millisecond), meter.rates(time.Second))
+	}
+	var results []roundResult
+	for r := range rounds {
+		var res roundResult
+		runBase := func() {
+			if r > 0 {
+				base.refill(b, n)
+			}
+			quiet()
+			res.base, _ = measureLeases(b, baseQ, n)
+		}
+		runGatehouse := func() {
+			enqueueRollouts(b, p.Stack, n, fmt.Sprintf("round %d ", r))
+			quiet()
+			var leased []lease
+			res.gatehouse, leased = measureLeases(b, ghQ, n)
+			res.outputs = postOutputs(b, ghQ, leased)
+			quiet()
+		}
+		if r%2 == 0 {
+			runBase()
+			runGatehouse()
+		} else {
+			runGatehouse()
+			runBase()
+		}
+		b.Logf("round %d: %s", r+1, res)
+		results = append(results, res)
+	}
+	b.StopTimer()
+	reportRounds(b, results)
+	reportProcessMemory(b, p)
+}
+
+// roundResult is one round of BenchmarkProductionTopology_FlywheelRounds.
+type roundResult struct {
+	base, gatehouse leaseFigures
+	outputs         []time.Duration
+}
+
+func (r roundResult) claimsRatio() float64 { return r.gatehouse.claimsPerSec / r.base.claimsPerSec }
+func (r roundResult) hbRatio(p float64) float64 {
+	return pct(r.gatehouse.warm, p) / pct(r.base.warm, p)
+}
+
+func (r roundResult) String() string {
+	return fmt.Sprintf("claims/s %.0f vs %.0f (%.0f%%); heartbeat p50 %.2f vs %.2f ms, p99 %.2f vs %.2f ms; output p50 %.2f ms",
+		r.gatehouse.claimsPerSec, r.base.claimsPerSec, 100*r.claimsRatio(),
+		pct(r.gatehouse.warm, 0.50), pct(r.base.warm, 0.50), pct(r.gatehouse.warm, 0.99), pct(r.base.warm, 0.99),
+		pct(r.outputs, 0.50))
+}
+
+// reportRounds reports the median of each per-round figure and how many
+// rounds met each of the targets.
+func reportRounds(b *testing.B, rs []roundResult) {
+	figure := func(f func(roundResult) float64) []float64 {
+		out := make([]float64, len(rs))
+		for i, r := range rs {
+			out[i] = f(r)
+		}
+		return out
+	}
+	claims := figure(roundResult.claimsRatio)
+	hb50 := figure(func(r roundResult) float64 { return r.hbRatio(0.50) })
+	hb99 := figure(func(r roundResult) float64 { return r.hbRatio(0.99) })
+	out50 := figure(func(r roundResult) float64 { return pct(r.outputs, 0.50) })
+	for _, m := range []struct {
+		unit   string
+		values []float64
+		met    func(float64) bool
+	}{
+		{"claims-ratio", claims, func(v float64) bool { return v >= 0.5 }},
+		{"hb-p50-ratio", hb50, func(v float64) bool { return v <= 2 }},
+		{"hb-p99-ratio", hb99, func(v float64) bool { return v <= 1 }},
+		{"out-p50-ms", out50, func(v float64) bool { return v <= 20 }},
+	} {
+		b.ReportMetric(median(m.values), m.unit)
+		met := 0
+		for _, v := range m.values {
+			if m.met(v) {
+				met++
+			}
+		}
+		b.ReportMetric(float64(met), m.unit+"-rounds-met")
+	}
+	b.ReportMetric(float64(len(rs)), "rounds")
+}
+
+// median is the middle of values (the mean of the middle two for an even
+// count).
+func median(values []float64) float64 {
+	s := slices.Clone(values)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// benchRounds is GATEHOUSE_BENCH_ROUNDS, or def.
+func benchRounds(b *testing.B, def int) int {
+	raw := os.Getenv("GATEHOUSE_BENCH_ROUNDS")
+	if raw == "" {
+		return def
+	}
+	k, err := strconv.Atoi(raw)
+	if err != nil || k < 1 {
+		b.Fatalf("GATEHOUSE_BENCH_ROUNDS=%q: want a positive count", raw)
+	}
+	return k
+}
+
+// rates is each group's CPU use over the next window, in cores.
+func (m *cpuMeter) rates(window time.Duration) string {
+	before := map[string]float64{}
+	for name, pids := range m.groups {
+		before[name] = cpuSeconds(pids())
+	}
+	time.Sleep(window)
+	var out []string
+	for name, pids := range m.groups {
+		out = append(out, fmt.Sprintf("%s %.2f", name, (cpuSeconds(pids())-before[name])/window.Seconds()))
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
