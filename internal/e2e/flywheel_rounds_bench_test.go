@@ -47,7 +47,9 @@ func BenchmarkProductionTopology_FlywheelRounds(b *testing.B) {
 	// is timed while it runs: the workflow tasks of an enqueue, and after
 	// the outputs the rollouts' workflows finishing (on a 2-core machine
 	// Temporal and its database were measured busy for over a minute after
-	// 2,000 outputs). It gives up after five settle windows.
+	// 2,000 outputs). It gives up after five settle windows. Each wait is
+	// noted in the round's log line (a benchmark keeps only ten lines).
+	var waits []string
 	quiet := func() {
 		var took time.Duration
 		for try := 0; try < 5; try++ {
@@ -57,7 +59,7 @@ func BenchmarkProductionTopology_FlywheelRounds(b *testing.B) {
 				break
 			}
 		}
-		b.Logf("settled in %s; then %s", took.Round(time.Millisecond), meter.rates(time.Second))
+		waits = append(waits, took.Round(100*time.Millisecond).String())
 	}
 	var results []roundResult
 	for r := range rounds {
@@ -84,7 +86,8 @@ func BenchmarkProductionTopology_FlywheelRounds(b *testing.B) {
 			runGatehouse()
 			runBase()
 		}
-		b.Logf("round %d: %s", r+1, res)
+		b.Logf("round %d: %s; idle after %s", r+1, res, strings.Join(waits, ", "))
+		waits = waits[:0]
 		results = append(results, res)
 	}
 	b.StopTimer()
@@ -168,19 +171,4 @@ func benchRounds(b *testing.B, def int) int {
 		b.Fatalf("GATEHOUSE_BENCH_ROUNDS=%q: want a positive count", raw)
 	}
 	return k
-}
-
-// rates is each group's CPU use over the next window, in cores.
-func (m *cpuMeter) rates(window time.Duration) string {
-	before := map[string]float64{}
-	for name, pids := range m.groups {
-		before[name] = cpuSeconds(pids())
-	}
-	time.Sleep(window)
-	var out []string
-	for name, pids := range m.groups {
-		out = append(out, fmt.Sprintf("%s %.2f", name, (cpuSeconds(pids())-before[name])/window.Seconds()))
-	}
-	slices.Sort(out)
-	return strings.Join(out, ", ")
 }
