@@ -108,13 +108,19 @@ func hostPorts(b *testing.B, urls []string) []string {
 
 // benchRollouts is $GATEHOUSE_BENCH_FLYWHEEL_ROLLOUTS, or def when unset.
 func benchRollouts(b *testing.B, def int) int {
-	raw := os.Getenv("GATEHOUSE_BENCH_FLYWHEEL_ROLLOUTS")
+	return benchCount(b, "GATEHOUSE_BENCH_FLYWHEEL_ROLLOUTS", def)
+}
+
+// benchCount is the positive count in environment variable name, or def
+// when it is unset.
+func benchCount(b *testing.B, name string, def int) int {
+	raw := os.Getenv(name)
 	if raw == "" {
 		return def
 	}
 	n, err := strconv.Atoi(raw)
 	if err != nil || n < 1 {
-		b.Fatalf("GATEHOUSE_BENCH_FLYWHEEL_ROLLOUTS=%q: want a positive count", raw)
+		b.Fatalf("%s=%q: want a positive count", name, raw)
 	}
 	return n
 }

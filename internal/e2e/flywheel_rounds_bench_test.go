@@ -2,9 +2,7 @@ package e2e
 
 import (
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -161,14 +159,4 @@ func median(values []float64) float64 {
 }
 
 // benchRounds is GATEHOUSE_BENCH_ROUNDS, or def.
-func benchRounds(b *testing.B, def int) int {
-	raw := os.Getenv("GATEHOUSE_BENCH_ROUNDS")
-	if raw == "" {
-		return def
-	}
-	k, err := strconv.Atoi(raw)
-	if err != nil || k < 1 {
-		b.Fatalf("GATEHOUSE_BENCH_ROUNDS=%q: want a positive count", raw)
-	}
-	return k
-}
+func benchRounds(b *testing.B, def int) int { return benchCount(b, "GATEHOUSE_BENCH_ROUNDS", def) }
