@@ -1,6 +1,8 @@
 package flywheel
 
 import (
+	"database/sql"
+	"errors"
 	"time"
 
 	"gorm.io/gorm"
@@ -11,45 +13,51 @@ import (
 // is authorize's success case, as in heartbeatPostgres), the output row,
 // the output notice, and the end of any grant notice still waiting (the
 // output notice tells the workflow all it needs). The row is found by its
-// primary key alone (rowStatusIs). Should the output row be refused (a value the
-// store cannot hold), the whole statement fails and nothing is accepted.
+// primary key alone (rowStatusIs). Should the output row be refused (a
+// value the store cannot hold), the whole statement fails and nothing is
+// accepted. Its parameters are positional, in the order of outputArgs.
 const acceptOutputPostgres = `WITH accepted AS (
-		UPDATE flywheel_rollouts SET output_at = @now, updated_at = @now
-		WHERE id = @id AND api_key_hash = @key AND lease_token_hash = @token AND ` + rowStatusIs + `@leased
-			AND output_at IS NULL AND deadline_at > @now AND lease_expires_at > @now
+		UPDATE flywheel_rollouts SET output_at = $1, updated_at = $1
+		WHERE id = $2 AND api_key_hash = $3 AND lease_token_hash = $4 AND ` + rowStatusIs + `$5
+			AND output_at IS NULL AND deadline_at > $1 AND lease_expires_at > $1
 		RETURNING id, lease_epoch
 	), stored AS (
 		INSERT INTO flywheel_outputs (rollout_id, epoch, body_sha256, final_text, tool_calls, tool_calls_omitted_count,
 			llm_call_count, artifacts, reward, success, exclusion_reason, exclusion_detail, events, timing,
 			agent_fingerprint, tool_call_landed, received_at)
-		SELECT id, lease_epoch, @body_sha256, @final_text, @tool_calls, @omitted, @llm_call_count, @artifacts, @reward,
-			@success, @exclusion_reason, @exclusion_detail, @events, @timing, @agent_fingerprint, @tool_call_landed, @now
+		SELECT id, lease_epoch, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $1
 		FROM accepted
 	), notice AS (
 		INSERT INTO flywheel_notices (rollout_id, epoch, kind, due_at, created_at)
-		SELECT id, lease_epoch, @output, @due, @now FROM accepted
+		SELECT id, lease_epoch, $20, $22, $1 FROM accepted
 	), superseded AS (
-		DELETE FROM flywheel_notices WHERE kind = @grant AND rollout_id IN (SELECT id FROM accepted)
+		DELETE FROM flywheel_notices WHERE kind = $21 AND rollout_id IN (SELECT id FROM accepted)
 	)
 	SELECT lease_epoch FROM accepted`
 
-// acceptOutputOneStatement runs acceptOutputPostgres; when it accepts
-// nothing, authorize names the refusal.
-func acceptOutputOneStatement(db *gorm.DB, h Holder, o Output, now time.Time) (int64, bool, error) {
-	var epochs []int64
-	err := db.Raw(acceptOutputPostgres, map[string]any{
-		"now": now, "id": h.RolloutID, "key": Hash(h.APIKey), "token": Hash(h.LeaseToken), "leased": StatusLeased,
-		"body_sha256": o.BodySHA256, "final_text": o.FinalText, "tool_calls": o.ToolCalls, "omitted": o.ToolCallsOmittedCount,
-		"llm_call_count": o.LLMCallCount, "artifacts": o.Artifacts, "reward": o.Reward, "success": o.Success,
-		"exclusion_reason": o.ExclusionReason, "exclusion_detail": o.ExclusionDetail, "events": o.Events, "timing": o.Timing,
-		"agent_fingerprint": o.AgentFingerprint, "tool_call_landed": o.ToolCallLanded,
-		"output": NoticeOutput, "grant": NoticeGrant, "due": now.Add(NoticeGrace),
-	}).Find(&epochs).Error
-	if err != nil {
-		return 0, false, err
+// outputArgs are acceptOutputPostgres's parameters, $1 to $22.
+func outputArgs(h Holder, o Output, now time.Time) []any {
+	return []any{
+		now, h.RolloutID, Hash(h.APIKey), Hash(h.LeaseToken), StatusLeased,
+		o.BodySHA256, o.FinalText, o.ToolCalls, o.ToolCallsOmittedCount, o.LLMCallCount, o.Artifacts, o.Reward,
+		o.Success, o.ExclusionReason, o.ExclusionDetail, o.Events, o.Timing, o.AgentFingerprint, o.ToolCallLanded,
+		NoticeOutput, NoticeGrant, now.Add(NoticeGrace),
 	}
-	if len(epochs) == 1 {
-		return epochs[0], false, nil
+}
+
+// acceptOutputOneStatement runs acceptOutputPostgres on GORM's connection
+// pool directly, as heartbeatOneStatement does (GORM's named-parameter
+// rewriting and reflective scan cost more CPU than the statement); when
+// it accepts nothing, authorize names the refusal.
+func acceptOutputOneStatement(db *gorm.DB, h Holder, o Output, now time.Time) (int64, bool, error) {
+	var epoch int64
+	err := db.Statement.ConnPool.QueryRowContext(db.Statement.Context, acceptOutputPostgres, outputArgs(h, o, now)...).
+		Scan(&epoch)
+	switch {
+	case err == nil:
+		return epoch, false, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return 0, false, err
 	}
 	r, err := authorize(db, h, now, false)
 	if err == ErrOutputAccepted {

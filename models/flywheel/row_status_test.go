@@ -34,23 +34,16 @@ func TestRowStatements_FindTheRowByItsPrimaryKeyWhateverTheStatisticsSay(t *test
 		t.Fatal(err)
 	}
 	plans := map[string]string{"heartbeat": planText(t, rows)}
-	for _, st := range []struct {
-		name, sql string
-		args      map[string]any
-	}{
-		{"output", acceptOutputPostgres, map[string]any{"now": now, "id": h.RolloutID, "key": Hash(h.APIKey),
-			"token": Hash(h.LeaseToken), "leased": StatusLeased, "body_sha256": "x", "final_text": "", "tool_calls": nil,
-			"omitted": 0, "llm_call_count": nil, "artifacts": nil, "reward": nil, "success": nil, "exclusion_reason": nil,
-			"exclusion_detail": nil, "events": nil, "timing": nil, "agent_fingerprint": nil, "tool_call_landed": nil,
-			"output": NoticeOutput, "grant": NoticeGrant, "due": now}},
-		{"due notices", dueNoticesPostgres, map[string]any{"next": now, "now": now, "limit": 10, "leased": StatusLeased}},
-	} {
-		rows, err := db.Raw("EXPLAIN "+st.sql, st.args).Rows()
-		if err != nil {
-			t.Fatalf("%s: %v", st.name, err)
-		}
-		plans[st.name] = planText(t, rows)
+	rows, err = sqlDB.Query("EXPLAIN "+acceptOutputPostgres, outputArgs(h, Output{BodySHA256: "x"}, now)...)
+	if err != nil {
+		t.Fatal(err)
 	}
+	plans["output"] = planText(t, rows)
+	dueArgs := map[string]any{"next": now, "now": now, "limit": 10, "leased": StatusLeased}
+	if rows, err = db.Raw("EXPLAIN "+dueNoticesPostgres, dueArgs).Rows(); err != nil {
+		t.Fatalf("due notices: %v", err)
+	}
+	plans["due notices"] = planText(t, rows)
 	revert := db.ToSQL(func(tx *gorm.DB) *gorm.DB { return revertGrantUpdate(tx, h.RolloutID, 1, now) })
 	rows, err = sqlDB.Query("EXPLAIN " + revert)
 	if err != nil {
