@@ -20,6 +20,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/contracts"
+	models "github.com/gatehouse/gatehouse/models/flywheel"
 )
 
 // Temporal is the part of the Temporal client the handlers use.
@@ -74,6 +75,8 @@ type Handler struct {
 	heartbeats *heartbeatSignaller
 	// notices tells workflows of grants and outputs from the outbox.
 	notices *notifier
+	// outputs commits the outputs that arrive together in one statement.
+	outputs *models.OutputBatcher
 	// agents authenticates claimers with a short-lived cache.
 	agents *agentAuth
 	// heartbeatGate admits heartbeats to their pool first come, first
@@ -125,7 +128,7 @@ func New(db *gorm.DB, t Temporal, log *slog.Logger, opts Options) (*Handler, err
 	hb := newHeartbeatSignaller(t, log)
 	return &Handler{db: db, temporal: t, schemas: schemas, opts: opts, log: log, heartbeats: hb,
 		notices: newNotifier(db, t, log, opts.Now, hb), agents: newAgentAuth(db, opts.AuthCacheTTL, opts.Now),
-		heartbeatGate: newFairGate(opts.HeartbeatDB)}, nil
+		heartbeatGate: newFairGate(opts.HeartbeatDB), outputs: models.NewOutputBatcher(db)}, nil
 }
 
 // clampLease applies the configured bounds to a requested lease.

@@ -175,7 +175,8 @@ func decodeOutput(body []byte) (models.Output, string, error) {
 // Output handles POST /flywheel/rollouts/:id/output: validate against
 // RolloutOutput (server-authored fields fail additionalProperties: false),
 // accept once under the current lease (the row is the authority; the same
-// statement writes the output's notice), answer, and tell the workflow off
+// statement writes the output's notice; outputs arriving together commit
+// together, models.OutputBatcher), answer, and tell the workflow off
 // the request path (notifier).
 func (h *Handler) Output(c *gin.Context) {
 	hd, ok := holder(c)
@@ -200,7 +201,7 @@ func (h *Handler) Output(c *gin.Context) {
 			"a value the schema admits but the store cannot hold; nothing was stored", []contracts.Violation(u))
 		return
 	}
-	epoch, same, err := models.AcceptOutput(c.Request.Context(), h.db, hd, o, h.opts.Now())
+	epoch, same, err := h.outputs.Accept(c.Request.Context(), hd, o, h.opts.Now())
 	if errors.Is(err, models.ErrOutputAccepted) {
 		rest.Abort(c, http.StatusConflict, "output_already_accepted", "this rollout's output was already accepted",
 			gin.H{"same_body": same})

@@ -45,20 +45,37 @@ func outputArgs(h Holder, o Output, now time.Time) []any {
 	}
 }
 
-// acceptOutputOneStatement runs acceptOutputPostgres on GORM's connection
-// pool directly, as heartbeatOneStatement does (GORM's named-parameter
-// rewriting and reflective scan cost more CPU than the statement); when
-// it accepts nothing, authorize names the refusal.
+// acceptOutputOneStatement runs acceptOutputPostgres; when it accepts
+// nothing, outputRefusal names the refusal.
 func acceptOutputOneStatement(db *gorm.DB, h Holder, o Output, now time.Time) (int64, bool, error) {
+	epoch, accepted, err := acceptOutputStatement(db, h, o, now)
+	if err != nil || accepted {
+		return epoch, false, err
+	}
+	return outputRefusal(db, h, o, now)
+}
+
+// acceptOutputStatement runs acceptOutputPostgres on GORM's connection
+// pool directly, as heartbeatOneStatement does (GORM's named-parameter
+// rewriting and reflective scan cost more CPU than the statement), and
+// reports whether it accepted the output.
+func acceptOutputStatement(db *gorm.DB, h Holder, o Output, now time.Time) (int64, bool, error) {
 	var epoch int64
 	err := db.Statement.ConnPool.QueryRowContext(db.Statement.Context, acceptOutputPostgres, outputArgs(h, o, now)...).
 		Scan(&epoch)
 	switch {
 	case err == nil:
-		return epoch, false, nil
-	case !errors.Is(err, sql.ErrNoRows):
-		return 0, false, err
+		return epoch, true, nil
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, false, nil
 	}
+	return 0, false, err
+}
+
+// outputRefusal names why the holder's output was not accepted: the
+// output already accepted (with whether o repeats it), or authorize's
+// refusal.
+func outputRefusal(db *gorm.DB, h Holder, o Output, now time.Time) (int64, bool, error) {
 	r, err := authorize(db, h, now, false)
 	if err == ErrOutputAccepted {
 		return 0, sameOutputBody(db, r.ID, o), err

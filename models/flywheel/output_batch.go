@@ -1,0 +1,171 @@
+package flywheel
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// OutputBatcher accepts outputs exactly as AcceptOutput does, but on
+// PostgreSQL the outputs that arrive while a commit is under way are
+// committed together: one statement (acceptOutputsPostgres), one round
+// trip and one WAL flush for the batch, where one statement per output
+// pays its own. An output that arrives at an idle batcher goes at once, so
+// a batch never waits for company; a burst forms batches by itself while
+// the previous ones commit. Each output is still answered only after its
+// commit, so an accepted output is as durable as before.
+//
+// On other databases it calls AcceptOutput.
+type OutputBatcher struct {
+	db    *gorm.DB
+	queue chan *batchedOutput
+}
+
+// batchedOutput is one caller's output waiting in an OutputBatcher.
+type batchedOutput struct {
+	h    Holder
+	o    Output
+	now  time.Time
+	done chan batchAnswer
+}
+
+// batchAnswer is what a commit decided for one output: accepted at epoch,
+// not accepted (the caller names the refusal), or err.
+type batchAnswer struct {
+	epoch    int64
+	accepted bool
+	err      error
+}
+
+// Output batching: batches committing at once per process, the largest
+// batch, and how long one commit may take.
+const (
+	outputCommitters   = 2
+	outputBatchMax     = 64
+	outputBatchTimeout = 10 * time.Second
+)
+
+// NewOutputBatcher starts the batcher's committers on PostgreSQL. They
+// live as long as the process.
+func NewOutputBatcher(db *gorm.DB) *OutputBatcher {
+	b := &OutputBatcher{db: db}
+	if db.Dialector.Name() != "postgres" {
+		return b
+	}
+	b.queue = make(chan *batchedOutput, 4*outputBatchMax)
+	for range outputCommitters {
+		go b.run()
+	}
+	return b
+}
+
+// Accept stores the holder's output once, as AcceptOutput.
+func (b *OutputBatcher) Accept(ctx context.Context, h Holder, o Output, now time.Time) (epoch int64, sameBody bool, err error) {
+	if b.queue == nil {
+		return AcceptOutput(ctx, b.db, h, o, now)
+	}
+	x := &batchedOutput{h: h, o: o, now: dbTime(now), done: make(chan batchAnswer, 1)}
+	select {
+	case b.queue <- x:
+	case <-ctx.Done():
+		return 0, false, ctx.Err()
+	}
+	// Once queued the output may commit whatever the caller does, so the
+	// answer is awaited (the commit has its own timeout).
+	return b.resolve(ctx, x, <-x.done)
+}
+
+// resolve turns the commit's answer for x into Accept's results, naming
+// the refusal of an output the commit did not accept.
+func (b *OutputBatcher) resolve(ctx context.Context, x *batchedOutput, a batchAnswer) (int64, bool, error) {
+	switch {
+	case a.err != nil:
+		return 0, false, a.err
+	case a.accepted:
+		return a.epoch, false, nil
+	}
+	return outputRefusal(b.db.WithContext(ctx), x.h, x.o, x.now)
+}
+
+// run commits batches for as long as the process lives: it takes the
+// first waiting output, every other one already waiting (up to
+// outputBatchMax), and commits them; an output for a rollout already in
+// the batch waits for the next one.
+func (b *OutputBatcher) run() {
+	var next []*batchedOutput
+	for {
+		waiting := next
+		if len(waiting) == 0 {
+			waiting = append(waiting, <-b.queue)
+		}
+	drain:
+		for len(waiting) < outputBatchMax {
+			select {
+			case x := <-b.queue:
+				waiting = append(waiting, x)
+			default:
+				break drain
+			}
+		}
+		var batch []*batchedOutput
+		batch, next = distinctRollouts(waiting, outputBatchMax)
+		b.commit(batch)
+	}
+}
+
+// distinctRollouts splits waiting into a batch of at most max outputs of
+// distinct rollouts, in arrival order, and the rest.
+func distinctRollouts(waiting []*batchedOutput, max int) (batch, rest []*batchedOutput) {
+	seen := make(map[string]bool, len(waiting))
+	for _, x := range waiting {
+		if len(batch) == max || seen[x.h.RolloutID] {
+			rest = append(rest, x)
+			continue
+		}
+		seen[x.h.RolloutID] = true
+		batch = append(batch, x)
+	}
+	return batch, rest
+}
+
+// commit runs one batch and answers each of its outputs. A batch the
+// store refuses as a whole for one output's value (SQLSTATE class 22:
+// data exception) is retried one output at a time, so only that output
+// is refused.
+func (b *OutputBatcher) commit(batch []*batchedOutput) {
+	ctx, cancel := context.WithTimeout(context.Background(), outputBatchTimeout)
+	defer cancel()
+	db := b.db.WithContext(ctx)
+	if len(batch) == 1 {
+		answerAlone(db, batch[0])
+		return
+	}
+	epochs, err := acceptOutputsStatement(db, batch)
+	for _, x := range batch {
+		switch {
+		case err != nil && dataException(err):
+			answerAlone(db, x)
+		case err != nil:
+			x.done <- batchAnswer{err: err}
+		default:
+			epoch, ok := epochs[x.h.RolloutID]
+			x.done <- batchAnswer{epoch: epoch, accepted: ok}
+		}
+	}
+}
+
+// answerAlone commits x by itself (acceptOutputPostgres) and answers it.
+func answerAlone(db *gorm.DB, x *batchedOutput) {
+	epoch, ok, err := acceptOutputStatement(db, x.h, x.o, x.now)
+	x.done <- batchAnswer{epoch: epoch, accepted: ok, err: err}
+}
+
+// dataException reports whether err is PostgreSQL refusing a value
+// (SQLSTATE class 22: a NUL in text, invalid JSON and the like).
+func dataException(err error) bool {
+	var state interface{ SQLState() string }
+	return errors.As(err, &state) && strings.HasPrefix(state.SQLState(), "22")
+}
