@@ -14,7 +14,10 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
+
+	"github.com/gin-gonic/gin"
 
 	"go.temporal.io/sdk/client"
 	"gorm.io/gorm"
@@ -82,6 +85,8 @@ type Handler struct {
 	// heartbeatGate admits heartbeats to their pool first come, first
 	// served (fair_gate.go).
 	heartbeatGate fairGate
+	// inFlight counts the claims, heartbeats and outputs being served.
+	inFlight atomic.Int64
 }
 
 // New compiles the contract once and returns the handlers.
@@ -126,9 +131,19 @@ func New(db *gorm.DB, t Temporal, log *slog.Logger, opts Options) (*Handler, err
 		log = slog.New(slog.DiscardHandler)
 	}
 	hb := newHeartbeatSignaller(t, log)
-	return &Handler{db: db, temporal: t, schemas: schemas, opts: opts, log: log, heartbeats: hb,
-		notices: newNotifier(db, t, log, opts.Now, hb), agents: newAgentAuth(db, opts.AuthCacheTTL, opts.Now),
-		heartbeatGate: newFairGate(opts.HeartbeatDB), outputs: models.NewOutputBatcher(db)}, nil
+	h := &Handler{db: db, temporal: t, schemas: schemas, opts: opts, log: log, heartbeats: hb,
+		agents: newAgentAuth(db, opts.AuthCacheTTL, opts.Now), heartbeatGate: newFairGate(opts.HeartbeatDB),
+		outputs: models.NewOutputBatcher(db)}
+	h.notices = newNotifier(db, t, log, opts.Now, hb, func() bool { return h.inFlight.Load() > 0 })
+	return h, nil
+}
+
+// counted counts the agent request it wraps as in flight while it runs
+// (notices yield to such requests; notifier).
+func (h *Handler) counted(c *gin.Context) {
+	h.inFlight.Add(1)
+	defer h.inFlight.Add(-1)
+	c.Next()
 }
 
 // clampLease applies the configured bounds to a requested lease.

@@ -32,11 +32,21 @@ type notifier struct {
 	now        func() time.Time
 	heartbeats *heartbeatSignaller
 
-	queue     chan models.Notice
+	queue     chan queuedNotice
 	delivered chan models.NoticeKey
 	// retry is how long a reconciled notice waits before it is sent again;
 	// every is how often the reconciler looks for due notices.
 	retry, every time.Duration
+	// busy reports whether agent requests are in flight in this process;
+	// a queued notice yields to them for at most yield after it was queued.
+	busy  func() bool
+	yield time.Duration
+}
+
+// queuedNotice is a notice handed to the workers, and when.
+type queuedNotice struct {
+	models.Notice
+	at time.Time
 }
 
 // Notifier sizing: concurrent signal RPCs of one process, and the largest
@@ -44,8 +54,17 @@ type notifier struct {
 // workers on purpose: a burst of outputs queues its notices and drains
 // them at Temporal's pace after the burst (a few hundred a second per
 // process), instead of a Temporal backlog competing with the burst's own
-// requests for the machine.
+// requests for the machine. For the same reason a notice waits while
+// agent requests are in flight here, for at most noticeYield after it was
+// queued (then it goes whatever the load, so a steady load delays
+// notices by noticeYield and no more): each signal sets off a workflow
+// task, an activity and a visibility write, which on a shared machine
+// (gatehouse dev, or Temporal beside the api) would otherwise take the
+// CPU the burst's requests are waiting for. noticeYieldPoll is how often
+// a waiting notice looks again.
 const (
+	noticeYield      = time.Second
+	noticeYieldPoll  = 2 * time.Millisecond
 	noticeWorkers    = 4
 	noticeBatch      = 256
 	noticeDeleteTick = 20 * time.Millisecond
@@ -53,10 +72,10 @@ const (
 	noticeReconcile  = time.Second
 )
 
-func newNotifier(db *gorm.DB, t Temporal, log *slog.Logger, now func() time.Time, hb *heartbeatSignaller) *notifier {
+func newNotifier(db *gorm.DB, t Temporal, log *slog.Logger, now func() time.Time, hb *heartbeatSignaller, busy func() bool) *notifier {
 	n := &notifier{db: db, temporal: t, log: log, now: now, heartbeats: hb,
-		queue: make(chan models.Notice, 1<<14), delivered: make(chan models.NoticeKey, 1<<14),
-		retry: noticeRetry, every: noticeReconcile}
+		queue: make(chan queuedNotice, 1<<14), delivered: make(chan models.NoticeKey, 1<<14),
+		retry: noticeRetry, every: noticeReconcile, busy: busy, yield: noticeYield}
 	for range noticeWorkers {
 		go n.run()
 	}
@@ -68,9 +87,10 @@ func newNotifier(db *gorm.DB, t Temporal, log *slog.Logger, now func() time.Time
 // notify hands notices just written to the workers. A full queue drops
 // them: the reconciler sends them once due.
 func (n *notifier) notify(ns ...models.Notice) {
+	at := time.Now()
 	for _, x := range ns {
 		select {
-		case n.queue <- x:
+		case n.queue <- queuedNotice{Notice: x, at: at}:
 		default:
 			n.log.Warn("notice queue full; the reconciler sends it", "rollout_id", x.RolloutID, "kind", x.Kind)
 		}
@@ -78,7 +98,9 @@ func (n *notifier) notify(ns ...models.Notice) {
 }
 
 func (n *notifier) run() {
-	for x := range n.queue {
+	for q := range n.queue {
+		n.yieldToRequests(q.at)
+		x := q.Notice
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		err := n.send(ctx, x)
 		cancel()
@@ -92,6 +114,14 @@ func (n *notifier) run() {
 		case n.delivered <- x.Key():
 		default: // the reconciler re-sends it; harmless
 		}
+	}
+}
+
+// yieldToRequests waits while agent requests are in flight, until
+// n.yield after queued.
+func (n *notifier) yieldToRequests(queued time.Time) {
+	for n.busy() && time.Since(queued) < n.yield {
+		time.Sleep(noticeYieldPoll)
 	}
 }
 

@@ -164,3 +164,37 @@ func TestClaim_TheWorkflowIsToldShortlyBeforeExpiryWithTheLatestHeartbeat(t *tes
 		t.Fatalf("told %+v, want one notice with the heartbeat's expiry %s", got, want)
 	}
 }
+
+// TestNotifier_NoticesYieldToAgentRequestsInFlightForAtMostASecond: while
+// an agent request is being served, an output's notice waits; it goes as
+// soon as the process is idle, and after noticeYield even if it never is.
+func TestNotifier_NoticesYieldToAgentRequestsInFlightForAtMostASecond(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t, Options{})
+	idle, busy := e.lease(time.Hour), e.lease(time.Hour)
+	output := func(g fwmodels.Grant) fwmodels.Notice {
+		return fwmodels.Notice{RolloutID: g.Rollout.ID, Epoch: g.Rollout.LeaseEpoch, Kind: fwmodels.NoticeOutput}
+	}
+
+	e.h.inFlight.Add(1) // a request being served
+	e.h.notices.notify(output(idle))
+	time.Sleep(300 * time.Millisecond)
+	if e.signalled(wf.OutputSignal, idle.Rollout.ID) {
+		t.Fatal("a notice was sent while a request was in flight, well within its yield")
+	}
+	e.h.inFlight.Add(-1)
+	start := time.Now()
+	e.eventually("the notice goes once the process is idle", func() bool { return e.signalled(wf.OutputSignal, idle.Rollout.ID) })
+	if waited := time.Since(start); waited > 500*time.Millisecond {
+		t.Fatalf("the notice went %v after the process became idle", waited)
+	}
+
+	e.h.inFlight.Add(1) // requests without end
+	defer e.h.inFlight.Add(-1)
+	start = time.Now()
+	e.h.notices.notify(output(busy))
+	e.eventually("the notice goes after its yield under a steady load", func() bool { return e.signalled(wf.OutputSignal, busy.Rollout.ID) })
+	if waited := time.Since(start); waited < noticeYield-50*time.Millisecond || waited > noticeYield+time.Second {
+		t.Fatalf("under a steady load the notice went after %v, want about %v", waited, noticeYield)
+	}
+}

@@ -28,14 +28,14 @@ func (h *Handler) Mount(r *rest.Router, d rest.Deps) {
 		}},
 		Responses: map[int]string{200: "ClaimResponse: only rollouts whose owner this key may take", 401: "no or bad key", 422: "invalid input",
 			503: "the database cannot be reached (retry after Retry-After); a Temporal outage does not stop claims"}},
-		h.agents.require, h.Claim)
+		h.counted, h.agents.require, h.Claim)
 	fw.Handle(http.MethodPost, "/rollouts/:id/heartbeat", rest.Op{Summary: "Extend the lease (rollout api_key + Flywheel-Lease-Token)", Tag: "flywheel", Auth: rolloutAuth,
 		Responses: map[int]string{200: `{"lease_expires_ts": t}`, 401: "unknown api_key", 403: "another rollout's api_key", 409: "stale or foreign lease token (fenced)", 410: "past deadline or ended"}},
-		rest.QuietAccessLog, h.Heartbeat)
+		h.counted, rest.QuietAccessLog, h.Heartbeat)
 	fw.Handle(http.MethodPost, "/rollouts/:id/output", rest.Op{Summary: "Submit the RolloutOutput once (rollout api_key + Flywheel-Lease-Token)", Tag: "flywheel", Auth: rolloutAuth,
 		Request:   ref("RolloutOutput"),
 		Responses: map[int]string{200: "accepted", 400: "malformed JSON", 401: "unknown api_key", 403: "another rollout's api_key", 409: "already accepted, or fenced", 410: "past deadline or ended", 422: "schema violations"}},
-		h.Output)
+		h.counted, h.Output)
 
 	op := r.Group("/operator/v1", rest.Require(d.DB, platform.RoleOperator))
 	op.Handle(http.MethodPost, "/rollouts", rest.Op{Summary: "Enqueue rollouts; each starts workflow rollout/<id> (Idempotency-Key makes it retryable)", Tag: "operator", Auth: opAuth,

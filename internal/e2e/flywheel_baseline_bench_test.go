@@ -70,7 +70,8 @@ func spreadDialer(addrs []string) func(ctx context.Context, network, addr string
 // served over loopback HTTP the same way.
 // Claims go 16 at a time from one client; heartbeats from 32 concurrent
 // clients, in four rounds (hb-p50/p99 from the three warm rounds;
-// hb-cold-p99 from the first). Run:
+// hb-cold-p99 from the first); on Gatehouse every lease then posts its
+// output from 32 concurrent clients (out-p50/p99-ms). Run:
 //
 //	go test ./internal/e2e -run '^$' -bench FlywheelVsSkipLocked -benchtime=1x
 //
@@ -96,8 +97,8 @@ func BenchmarkFlywheelVsSkipLocked(b *testing.B) {
 	}
 }
 
-// benchGatehouse enqueues n rollouts on stack s, runs the lease bench once
-// the enqueue has settled (the embedded Temporal and worker have run the
+// benchGatehouse enqueues n rollouts on stack s, runs the lease bench and
+// the output round once the enqueue has settled (the embedded Temporal and worker have run the
 // new workflows' first tasks, as on the production topology; settle-s says
 // how long that took) and reports the memory of the stack's process
 // (Temporal, API and worker in one; BenchmarkFlywheelScale has them apart).
@@ -105,8 +106,9 @@ func benchGatehouse(b *testing.B, s *Stack, n int) {
 	enqueueRollouts(b, s, n, "bench ")
 	meter := newSelfCPUMeter()
 	settled := settle(meter, "bench")
-	runLeaseBench(b, leaser{base: s.APIURL, claimPath: "/flywheel/claim", claimToken: s.APIKey,
-		hbPath: func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" }, cpu: meter}, n)
+	q := leaser{base: s.APIURL, claimPath: "/flywheel/claim", claimToken: s.APIKey,
+		hbPath: func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" }, cpu: meter}
+	outputRound(b, q, runLeaseBench(b, q, n))
 	b.ReportMetric(settled.Seconds(), "settle-s")
 	reportInProcessMemory(b)
 }
