@@ -207,7 +207,7 @@ func (h *Handler) Output(c *gin.Context) {
 			gin.H{"same_body": same})
 		return
 	}
-	if storeRefused(err) {
+	if models.ValueRefused(err) {
 		rest.Abort(c, http.StatusUnprocessableEntity, "unstorable_value", "the store refused a value of this output; nothing was stored")
 		return
 	}

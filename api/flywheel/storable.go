@@ -1,7 +1,6 @@
 package flywheel
 
 import (
-	"errors"
 	"strings"
 	"unicode/utf8"
 
@@ -66,12 +65,4 @@ func outputUnstorable(o models.Output) unstorable {
 	u.raw("/timing", o.Timing)
 	u.raw("/agent_fingerprint", o.AgentFingerprint)
 	return u
-}
-
-// storeRefused reports whether the database refused a value itself
-// (SQLSTATE class 22, data exception): no retry can succeed, so it is the
-// caller's 422, not a 503. The checks above should leave none.
-func storeRefused(err error) bool {
-	var state interface{ SQLState() string }
-	return errors.As(err, &state) && strings.HasPrefix(state.SQLState(), "22")
 }

@@ -103,7 +103,7 @@ func (h *Handler) Turns(c *gin.Context) {
 			"a turn_id of this batch is already stored under this key with a different body; nothing was stored", conflict.Conflicts)
 		return
 	}
-	if storeRefused(err) {
+	if models.ValueRefused(err) {
 		rest.Abort(c, http.StatusUnprocessableEntity, "unstorable_value", "the store refused a value of this batch; nothing was stored")
 		return
 	}

@@ -146,7 +146,7 @@ func (b *OutputBatcher) commit(batch []*batchedOutput) {
 	epochs, err := acceptOutputsStatement(db, batch)
 	for _, x := range batch {
 		switch {
-		case err != nil && dataException(err):
+		case err != nil && ValueRefused(err):
 			answerAlone(db, x)
 		case err != nil:
 			x.done <- batchAnswer{err: err}
@@ -163,9 +163,10 @@ func answerAlone(db *gorm.DB, x *batchedOutput) {
 	x.done <- batchAnswer{epoch: epoch, accepted: ok, err: err}
 }
 
-// dataException reports whether err is PostgreSQL refusing a value
-// (SQLSTATE class 22: a NUL in text, invalid JSON and the like).
-func dataException(err error) bool {
+// ValueRefused reports whether the database refused a value itself
+// (SQLSTATE class 22, data exception: a NUL in text, invalid JSON and the
+// like): no retry can succeed, so it is the caller's error, not an outage.
+func ValueRefused(err error) bool {
 	var state interface{ SQLState() string }
 	return errors.As(err, &state) && strings.HasPrefix(state.SQLState(), "22")
 }

@@ -126,7 +126,7 @@ func TestOutputBatch_AValueTheStoreRefusesFailsOnlyItsOwnOutput(t *testing.T) {
 	if got[0].err != nil || got[2].err != nil {
 		t.Fatalf("the storable outputs were refused: %v, %v", got[0].err, got[2].err)
 	}
-	if !dataException(got[1].err) {
+	if !ValueRefused(got[1].err) {
 		t.Fatalf("the NUL output: %v, want a data exception", got[1].err)
 	}
 	var stored int64
