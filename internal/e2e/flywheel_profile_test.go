@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -81,12 +82,36 @@ func profilePhase(b *testing.B, phase string) func() {
 		}
 	}
 	b.Logf("profiling %s in %d processes", phase, len(live))
+	stopSelf := profileSelf(b, dir, phase)
 	return func() {
+		stopSelf()
 		stopPerf()
 		for _, a := range live {
 			if r, err := http.Post("http://"+a+"/stop", "", nil); err == nil {
 				_ = r.Body.Close()
 			}
 		}
+	}
+}
+
+// profileSelf writes a CPU profile of phase in this process (where the
+// dev stack runs: its API, worker, SQLite and embedded Temporal) to
+// <dir>/self-<benchmark>.<phase>.cpu, and returns the function that stops
+// it. Another profile already running (profileHeartbeats) leaves it off.
+func profileSelf(b *testing.B, dir, phase string) func() {
+	name := strings.NewReplacer("/", "_", "=", "").Replace(b.Name())
+	f, err := os.Create(filepath.Join(dir, "self-"+name+"."+phase+".cpu"))
+	if err != nil {
+		b.Logf("no in-process profile of %s: %v", phase, err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Logf("no in-process profile of %s: %v", phase, err)
+		_ = f.Close()
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
 	}
 }

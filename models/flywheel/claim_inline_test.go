@@ -21,7 +21,8 @@ func inlineClaim(where string) string {
 	if start < len("RETURN QUERY ") || end < start {
 		panic("inlineClaim: claimFunctionTemplate changed shape")
 	}
-	query := strings.Replace(claimFunctionTemplate[start:end], "{{where}}", where, 1)
+	query := strings.NewReplacer("{{where}}", where, "{{located_column}}", ", located_secrets", "{{located_value}}", ", true").
+		Replace(claimFunctionTemplate[start:end])
 	// Longer names first: p_leased before p_lease.
 	return strings.NewReplacer(
 		"p_status", "CAST($1 AS text)", "p_now", "CAST($2 AS timestamptz)", "p_max", "CAST($3 AS bigint)",

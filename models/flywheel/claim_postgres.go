@@ -17,8 +17,8 @@ import (
 // named-parameter rewriting cost more of the api's CPU than anything
 // else of a claim but the statement.
 const (
-	claimAllProjects = `SELECT ` + grantColumns + ` FROM flywheel_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ORDER BY created_at, id`
-	claimListed      = `SELECT ` + grantColumns + ` FROM flywheel_claim_listed($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ORDER BY created_at, id`
+	claimAllProjects = `SELECT ` + grantColumns + ` FROM flywheel_claim_located($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ORDER BY created_at, id`
+	claimListed      = `SELECT ` + grantColumns + ` FROM flywheel_claim_listed_located($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ORDER BY created_at, id`
 )
 
 // claimPick is who's claim statement and its arguments from $13 on.
@@ -71,6 +71,7 @@ func runClaim(db *gorm.DB, secrets []Grant, statement string, args []any) ([]Gra
 			return nil, fmt.Errorf("flywheel: claim read back secret rank %d of %d", n, max)
 		}
 		g := secrets[n-1]
+		g.APIKey, g.LLMToken = located(g.APIKey, r.ID), located(g.LLMToken, r.ID)
 		r.DeadlineAt, r.CreatedAt = r.DeadlineAt.UTC(), r.CreatedAt.UTC()
 		r.LeaseExpiresAt, r.LeaseGrantedAt, r.LeaseGrantedExpiry = utcOrNil(r.LeaseExpiresAt), utcOrNil(r.LeaseGrantedAt), utcOrNil(r.LeaseGrantedExpiry)
 		if r.LeaseExpiresAt != nil {

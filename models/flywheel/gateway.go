@@ -24,7 +24,7 @@ func ResolveGateway(ctx context.Context, db *gorm.DB, llmToken, apiKey string, n
 	db = db.WithContext(ctx)
 	tokenHash := Hash(llmToken)
 	var l Lease
-	err := db.Where("llm_token_hash = ?", tokenHash).Take(&l).Error
+	err := leasesOfSecret(db, llmToken).Where("llm_token_hash = ?", tokenHash).Take(&l).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return GatewayLease{}, ErrUnknownKey
 	}

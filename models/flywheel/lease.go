@@ -93,7 +93,7 @@ func extendedExpiry(r Rollout, now time.Time) time.Time {
 // keyError tells a key of another rollout (403) from an unknown one (401).
 func keyError(tx *gorm.DB, h Holder) error {
 	var n int64
-	if err := tx.Model(&Lease{}).Where("api_key_hash = ?", Hash(h.APIKey)).Count(&n).Error; err != nil {
+	if err := leasesOfSecret(tx.Model(&Lease{}), h.APIKey).Where("api_key_hash = ?", Hash(h.APIKey)).Count(&n).Error; err != nil {
 		return err
 	}
 	if n > 0 {

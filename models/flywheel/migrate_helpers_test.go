@@ -36,3 +36,20 @@ func migrateUpTo(t *testing.T, db *gorm.DB, id string) migrate.Migration {
 	t.Fatalf("no flywheel migration %s", id)
 	return migrate.Migration{}
 }
+
+// migrateRest runs every flywheel migration after the one named id.
+func migrateRest(t *testing.T, db *gorm.DB, id string) {
+	t.Helper()
+	after := false
+	for _, m := range Migrations() {
+		if after {
+			if err := m.Up(db); err != nil {
+				t.Fatalf("%s: %v", m.ID, err)
+			}
+		}
+		after = after || m.ID == id
+	}
+	if !after {
+		t.Fatalf("no flywheel migration %s", id)
+	}
+}

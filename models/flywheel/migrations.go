@@ -159,5 +159,6 @@ func Migrations() []migrate.Migration {
 		{ID: "2026120512_flywheel_drop_rollout_secret_indexes", Up: migrateDropRolloutSecretIndexes},
 		{ID: "2026120513_flywheel_claimable_function", Up: migrateClaimableFunction},
 		{ID: "2026120514_flywheel_claim_functions", Up: migrateClaimFunctions},
+		{ID: "2026120523_flywheel_located_secrets", Up: migrateLocatedSecrets},
 	}
 }

@@ -62,8 +62,8 @@ const claimFunctionTemplate = `CREATE OR REPLACE FUNCTION {{name}}(
 				r.max_attempts, r.lease_epoch, r.lease_seconds, r.lease_expires_at, r.lease_granted_at,
 				r.lease_granted_expiry, r.created_at, r.api_key_hash, r.llm_token_hash, p.n AS secret_n
 		), history AS (
-			INSERT INTO flywheel_leases (rollout_id, epoch, api_key_hash, llm_token_hash, claimed_by, granted_at, expires_at, heartbeats, llm_calls)
-			SELECT g.id, g.lease_epoch, g.api_key_hash, g.llm_token_hash, p_by, p_now, g.lease_expires_at, 0, 0 FROM granted g
+			INSERT INTO flywheel_leases (rollout_id, epoch, api_key_hash, llm_token_hash, claimed_by, granted_at, expires_at, heartbeats, llm_calls{{located_column}})
+			SELECT g.id, g.lease_epoch, g.api_key_hash, g.llm_token_hash, p_by, p_now, g.lease_expires_at, 0, 0{{located_value}} FROM granted g
 		), notices AS (
 			INSERT INTO flywheel_notices (rollout_id, epoch, kind, expires_at, due_at, created_at)
 			SELECT g.id, g.lease_epoch, p_kind, g.lease_expires_at,
@@ -75,7 +75,10 @@ const claimFunctionTemplate = `CREATE OR REPLACE FUNCTION {{name}}(
 	END
 	$$`
 
-// claimFunctions are the two claims (claimAllProjects, claimListed):
+// claimFunctions are the two claims (claimAllProjects, claimListed),
+// named with suffix; located says the leases they grant are marked
+// located_secrets (their caller appends each rollout's locator to its
+// secrets, locator.go):
 //
 //   - flywheel_claim, for an all-projects key: the unrestricted rollouts,
 //     its own ($13) and every project's (p_prefix). Bitmap scans are off
@@ -92,24 +95,39 @@ const claimFunctionTemplate = `CREATE OR REPLACE FUNCTION {{name}}(
 //     planner chooses between the claim index and the owner index by how
 //     much of the queue those owners hold, so it plans each claim with
 //     its owners.
-var claimFunctions = []string{
-	strings.NewReplacer("{{name}}", "flywheel_claim", "{{params}}", ", p_prefix text",
-		"{{settings}}", "\n\tSET enable_bitmapscan = off\n\tSET plan_cache_mode = force_generic_plan",
-		"{{where}}", "(r.owner = ANY(p_owners) OR r.owner LIKE p_prefix)").Replace(claimFunctionTemplate),
-	strings.NewReplacer("{{name}}", "flywheel_claim_listed", "{{params}}", "",
-		"{{settings}}", "\n\tSET plan_cache_mode = force_custom_plan",
-		"{{where}}", "r.owner = ANY(p_owners)").Replace(claimFunctionTemplate),
+func claimFunctions(suffix string, located bool) []string {
+	column, value := "", ""
+	if located {
+		column, value = ", located_secrets", ", true"
+	}
+	return []string{
+		strings.NewReplacer("{{name}}", "flywheel_claim"+suffix, "{{params}}", ", p_prefix text",
+			"{{settings}}", "\n\tSET enable_bitmapscan = off\n\tSET plan_cache_mode = force_generic_plan",
+			"{{where}}", "(r.owner = ANY(p_owners) OR r.owner LIKE p_prefix)",
+			"{{located_column}}", column, "{{located_value}}", value).Replace(claimFunctionTemplate),
+		strings.NewReplacer("{{name}}", "flywheel_claim_listed"+suffix, "{{params}}", "",
+			"{{settings}}", "\n\tSET plan_cache_mode = force_custom_plan",
+			"{{where}}", "r.owner = ANY(p_owners)",
+			"{{located_column}}", column, "{{located_value}}", value).Replace(claimFunctionTemplate),
+	}
 }
 
 // migrateClaimFunctions creates flywheel_claim and flywheel_claim_listed on
 // PostgreSQL; SQLite claims through claimSQLite and needs neither. The
 // flywheel_claimable of the migration before stays, for api replicas of
-// the previous release still running during a rolling upgrade.
+// the previous release still running during a rolling upgrade; so do
+// these two once migrateLocatedSecrets adds their successors.
 func migrateClaimFunctions(tx *gorm.DB) error {
+	return createClaimFunctions(tx, claimFunctions("", false))
+}
+
+// createClaimFunctions runs each CREATE OR REPLACE FUNCTION of fs on
+// PostgreSQL.
+func createClaimFunctions(tx *gorm.DB, fs []string) error {
 	if tx.Dialector.Name() != "postgres" {
 		return nil
 	}
-	for _, f := range claimFunctions {
+	for _, f := range fs {
 		if err := tx.Exec(f).Error; err != nil {
 			return err
 		}

@@ -10,8 +10,9 @@ import (
 // TestMigrateDropRolloutSecretIndexes_HeldLeaseKeepsItsLLMURL: a lease
 // held across the upgrade, whose history row predates the history's LLM
 // token, still resolves at the gateway afterwards (the token is copied
-// from its rollout); an ended lease's row is not given the next lease's
-// token; and the rollouts table keeps no index on either secret hash.
+// from its rollout), also after every later migration; an ended lease's
+// row is not given the next lease's token; and the rollouts table keeps
+// no index on either secret hash.
 func TestMigrateDropRolloutSecretIndexes_HeldLeaseKeepsItsLLMURL(t *testing.T) {
 	t.Parallel()
 	db := openUnmigrated(t)
@@ -37,6 +38,7 @@ func TestMigrateDropRolloutSecretIndexes_HeldLeaseKeepsItsLLMURL(t *testing.T) {
 	if err := next.Up(db); err != nil {
 		t.Fatal(err)
 	}
+	migrateRest(t, db, next.ID) // and every upgrade after it
 	got, err := ResolveGateway(context.Background(), db, "llm-2", "key-2", now)
 	if err != nil || got.RolloutID != "held" || got.Epoch != 2 {
 		t.Fatalf("the held lease's llm_url after the upgrade: %+v, %v; want held at epoch 2", got, err)
@@ -47,6 +49,9 @@ func TestMigrateDropRolloutSecretIndexes_HeldLeaseKeepsItsLLMURL(t *testing.T) {
 	}
 	if firstToken != "" {
 		t.Fatalf("the ended first lease was given a token: %q", firstToken)
+	}
+	if _, _, err := Heartbeat(context.Background(), db, Holder{RolloutID: "another", APIKey: "key-2", LeaseToken: "t"}, now); !errors.Is(err, ErrForeignKey) {
+		t.Fatalf("the held lease's api key (minted without a locator) on another rollout: %v, want ErrForeignKey", err)
 	}
 	if _, err := ResolveGateway(context.Background(), db, "llm-unknown", "key-2", now); !errors.Is(err, ErrUnknownKey) {
 		t.Fatalf("an unknown token: %v, want ErrUnknownKey", err)

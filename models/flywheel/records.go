@@ -113,7 +113,7 @@ func (Rollout) TableName() string { return "flywheel_rollouts" }
 type Lease struct {
 	RolloutID  string `gorm:"primaryKey;size:40"`
 	Epoch      int64  `gorm:"primaryKey"`
-	APIKeyHash string `gorm:"size:64;not null;index"`
+	APIKeyHash string `gorm:"size:64;not null"`
 	ClaimedBy  string `gorm:"size:32;not null"`
 	GrantedAt  time.Time
 	ExpiresAt  time.Time
@@ -122,10 +122,14 @@ type Lease struct {
 	EndReason  *string `gorm:"size:40"`
 	// LLMTokenHash is this lease's llm_url token, kept after the lease
 	// ends so its llm_url answers 410 (ended) rather than 404.
-	LLMTokenHash string `gorm:"size:64;not null;default:'';index"`
+	LLMTokenHash string `gorm:"size:64;not null;default:''"`
 	// LLMCalls counts the accepted completions made through this lease's
 	// llm_url: the gateway's count is per lease epoch.
 	LLMCalls int64 `gorm:"not null;default:0"`
+	// LocatedSecrets says the lease's api key and LLM token carry their
+	// rollout's locator (locator.go); leases granted before are found by
+	// hash through the partial indexes of migrateLocatedSecrets.
+	LocatedSecrets bool `gorm:"not null;default:false"`
 }
 
 // TableName pins the table name.
