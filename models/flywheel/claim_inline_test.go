@@ -21,7 +21,7 @@ func inlineClaim(where string) string {
 	if start < len("RETURN QUERY ") || end < start {
 		panic("inlineClaim: claimFunctionTemplate changed shape")
 	}
-	query := strings.NewReplacer("{{where}}", where, "{{located_column}}", ", located_secrets", "{{located_value}}", ", true").
+	query := strings.NewReplacer("{{where}}", where, "{{located_column}}", ", located_secrets", "{{located_value}}", ", true", "{{commit}}", "").
 		Replace(claimFunctionTemplate[start:end])
 	// Longer names first: p_leased before p_lease.
 	return strings.NewReplacer(

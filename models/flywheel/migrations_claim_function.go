@@ -41,7 +41,7 @@ const claimFunctionTemplate = `CREATE OR REPLACE FUNCTION {{name}}(
 	SET enable_mergejoin = off{{settings}}
 	AS $$
 	#variable_conflict use_column
-	BEGIN
+	BEGIN{{commit}}
 		RETURN QUERY WITH picked AS (
 			SELECT locked.id, row_number() OVER (ORDER BY locked.created_at, locked.id) AS n FROM (
 				SELECT r.id, r.created_at FROM flywheel_rollouts r
@@ -76,9 +76,10 @@ const claimFunctionTemplate = `CREATE OR REPLACE FUNCTION {{name}}(
 	$$`
 
 // claimFunctions are the two claims (claimAllProjects, claimListed),
-// named with suffix; located says the leases they grant are marked
+// named with suffix. located says the leases they grant are marked
 // located_secrets (their caller appends each rollout's locator to its
-// secrets, locator.go):
+// secrets, locator.go) and the claim's own transaction commits
+// asynchronously (why that is safe: claim_postgres.go):
 //
 //   - flywheel_claim, for an all-projects key: the unrestricted rollouts,
 //     its own ($13) and every project's (p_prefix). Bitmap scans are off
@@ -96,19 +97,19 @@ const claimFunctionTemplate = `CREATE OR REPLACE FUNCTION {{name}}(
 //     much of the queue those owners hold, so it plans each claim with
 //     its owners.
 func claimFunctions(suffix string, located bool) []string {
-	column, value := "", ""
+	column, value, commit := "", "", ""
 	if located {
-		column, value = ", located_secrets", ", true"
+		column, value, commit = ", located_secrets", ", true", "\n\t\tPERFORM set_config('synchronous_commit', 'off', true);"
 	}
 	return []string{
 		strings.NewReplacer("{{name}}", "flywheel_claim"+suffix, "{{params}}", ", p_prefix text",
 			"{{settings}}", "\n\tSET enable_bitmapscan = off\n\tSET plan_cache_mode = force_generic_plan",
 			"{{where}}", "(r.owner = ANY(p_owners) OR r.owner LIKE p_prefix)",
-			"{{located_column}}", column, "{{located_value}}", value).Replace(claimFunctionTemplate),
+			"{{located_column}}", column, "{{located_value}}", value, "{{commit}}", commit).Replace(claimFunctionTemplate),
 		strings.NewReplacer("{{name}}", "flywheel_claim_listed"+suffix, "{{params}}", "",
 			"{{settings}}", "\n\tSET plan_cache_mode = force_custom_plan",
 			"{{where}}", "r.owner = ANY(p_owners)",
-			"{{located_column}}", column, "{{located_value}}", value).Replace(claimFunctionTemplate),
+			"{{located_column}}", column, "{{located_value}}", value, "{{commit}}", commit).Replace(claimFunctionTemplate),
 	}
 }
 
