@@ -160,7 +160,7 @@ func TestFlywheel_ClaimHeartbeatGatewayOutputAndExpiry(t *testing.T) {
 	if st, _ := gatewayPost(t, ro.LLMURL, ro.APIKey, `{}`); st != http.StatusGone && st != http.StatusNotFound {
 		t.Fatalf("the llm_url must stop working after the output: %d", st)
 	}
-	recordRolloutHistory(t, s, id, "rollout_completed")
+	recordRolloutHistory(t, s, id, "rollout_completed_local_finalize")
 
 	// An expired lease returns the rollout to the queue with a new attempt.
 	id2 := enqueueOne(t, s, "slow one")
@@ -181,7 +181,7 @@ func TestFlywheel_ClaimHeartbeatGatewayOutputAndExpiry(t *testing.T) {
 		t.Fatalf("cancel: %d %s", cr.Status, cr.Body)
 	}
 	waitRollout(t, s, id2, func(r rolloutRecord) bool { return r.Status == "excluded" })
-	recordRolloutHistory(t, s, id2, "rollout_expired_requeued_cancelled")
+	recordRolloutHistory(t, s, id2, "rollout_expired_requeued_cancelled_local_finalize")
 
 	// The runner drives a small shell agent end to end.
 	id3 := enqueueOne(t, s, "runner input")

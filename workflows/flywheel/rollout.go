@@ -192,7 +192,13 @@ func (r *rollout) expire(ctx workflow.Context) error {
 func (r *rollout) finalize(ctx workflow.Context) (Status, error) {
 	r.final.Heartbeats = r.st.Heartbeats
 	var res FinalizeResult
-	if err := workflow.ExecuteActivity(activityCtx(ctx), FinalizeActivity, *r.final).Get(ctx, &res); err != nil {
+	var run workflow.Future
+	if r.in.FinalizeLocally {
+		run = workflow.ExecuteLocalActivity(localActivityCtx(ctx), FinalizeActivity, *r.final)
+	} else {
+		run = workflow.ExecuteActivity(activityCtx(ctx), FinalizeActivity, *r.final)
+	}
+	if err := run.Get(ctx, &res); err != nil {
 		return Status{}, err
 	}
 	r.leased = false
@@ -236,6 +242,17 @@ func (r *rollout) setGate(ctx workflow.Context, gate string) {
 
 func activityCtx(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 15 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 10 * time.Second,
+		},
+	})
+}
+
+// localActivityCtx is activityCtx for a local activity: the same attempt
+// timeout and backoff, retried until it succeeds.
+func localActivityCtx(ctx workflow.Context) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: 15 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 10 * time.Second,

@@ -49,6 +49,9 @@ type harness struct {
 	env   *testsuite.TestWorkflowEnvironment
 	store *fakeStore
 	start time.Time
+	// finalizeRemotely runs the rollout as enqueued before
+	// RolloutInput.FinalizeLocally: its terminal record a regular activity.
+	finalizeRemotely bool
 }
 
 func newHarness(t *testing.T, maxAttempts int64) *harness {
@@ -102,7 +105,8 @@ func (h *harness) query(d time.Duration, check func(Status)) {
 
 func (h *harness) run(deadline time.Duration, maxSignals int) Status {
 	h.t.Helper()
-	h.env.ExecuteWorkflow(RolloutWorkflow, RolloutInput{RolloutID: "ro_1", DeadlineAt: h.start.Add(deadline), MaxSignalsPerRun: maxSignals})
+	h.env.ExecuteWorkflow(RolloutWorkflow, RolloutInput{RolloutID: "ro_1", DeadlineAt: h.start.Add(deadline), MaxSignalsPerRun: maxSignals,
+		FinalizeLocally: !h.finalizeRemotely})
 	if !h.env.IsWorkflowCompleted() {
 		h.t.Fatal("workflow did not complete")
 	}

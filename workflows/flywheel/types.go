@@ -62,6 +62,15 @@ type RolloutInput struct {
 	MaxSignalsPerRun int `json:"max_signals_per_run,omitempty"`
 	// Carry is the state handed over by continue-as-new.
 	Carry *Carry `json:"carry,omitempty"`
+	// FinalizeLocally makes the terminal record a local activity, run by
+	// the worker that holds the workflow task, inside that task. As a
+	// regular activity it cost a round trip through matching, three more
+	// history writes and a second workflow task per rollout: the largest
+	// part of Temporal's work per output. Rollouts enqueued before it
+	// (false) end as they always did. A field of the input rather than a
+	// workflow.GetVersion, whose search attribute upsert would add a
+	// visibility write to every rollout.
+	FinalizeLocally bool `json:"finalize_locally,omitempty"`
 }
 
 // Carry is the lease state a continued run starts from.
