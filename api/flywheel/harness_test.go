@@ -188,6 +188,20 @@ func (e *testEnv) signalled(name, rolloutID string) bool {
 	return slices.Contains(e.temporal.signals, name+" "+wf.WorkflowID(rolloutID))
 }
 
+// signalCount is how many times the fake was sent signal name for
+// rollout id.
+func (e *testEnv) signalCount(name, rolloutID string) int {
+	e.temporal.mu.Lock()
+	defer e.temporal.mu.Unlock()
+	n := 0
+	for _, s := range e.temporal.signals {
+		if s == name+" "+wf.WorkflowID(rolloutID) {
+			n++
+		}
+	}
+	return n
+}
+
 // eventually fails the test unless cond holds within 5 seconds.
 func (e *testEnv) eventually(what string, cond func() bool) {
 	e.t.Helper()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"go.temporal.io/api/serviceerror"
@@ -38,9 +39,14 @@ type notifier struct {
 	// every is how often the reconciler looks for due notices.
 	retry, every time.Duration
 	// busy reports whether agent requests are in flight in this process;
-	// a queued notice yields to them for at most yield after it was queued.
-	busy  func() bool
-	yield time.Duration
+	// a queued notice yields to them for at most yield after it was queued
+	// (outputYield for an output's notice).
+	busy               func() bool
+	yield, outputYield time.Duration
+	// pending are the notices handed to this process's workers and not
+	// sent yet: the reconciler leaves them to the workers rather than
+	// queueing a second copy of a notice that is only waiting its turn.
+	pending sync.Map // models.NoticeKey → struct{}
 }
 
 // queuedNotice is a notice handed to the workers, and when.
@@ -60,22 +66,27 @@ type queuedNotice struct {
 // notices by noticeYield and no more): each signal sets off a workflow
 // task, an activity and a visibility write, which on a shared machine
 // (gatehouse dev, or Temporal beside the api) would otherwise take the
-// CPU the burst's requests are waiting for. noticeYieldPoll is how often
-// a waiting notice looks again.
+// CPU the burst's requests are waiting for. An output's notice yields
+// longer (outputNoticeYield): it only lets the workflow close, the output
+// being final in the database already, while a grant's notice arms the
+// lease's expiry timer. Both stay under models.NoticeGrace, after which
+// another process's reconciler may send the notice too.
+// noticeYieldPoll is how often a waiting notice looks again.
 const (
-	noticeYield      = time.Second
-	noticeYieldPoll  = 2 * time.Millisecond
-	noticeWorkers    = 4
-	noticeBatch      = 256
-	noticeDeleteTick = 20 * time.Millisecond
-	noticeRetry      = 10 * time.Second
-	noticeReconcile  = time.Second
+	noticeYield       = time.Second
+	outputNoticeYield = 3 * time.Second
+	noticeYieldPoll   = 2 * time.Millisecond
+	noticeWorkers     = 4
+	noticeBatch       = 256
+	noticeDeleteTick  = 20 * time.Millisecond
+	noticeRetry       = 10 * time.Second
+	noticeReconcile   = time.Second
 )
 
 func newNotifier(db *gorm.DB, t Temporal, log *slog.Logger, now func() time.Time, hb *heartbeatSignaller, busy func() bool) *notifier {
 	n := &notifier{db: db, temporal: t, log: log, now: now, heartbeats: hb,
 		queue: make(chan queuedNotice, 1<<14), delivered: make(chan models.NoticeKey, 1<<14),
-		retry: noticeRetry, every: noticeReconcile, busy: busy, yield: noticeYield}
+		retry: noticeRetry, every: noticeReconcile, busy: busy, yield: noticeYield, outputYield: outputNoticeYield}
 	for range noticeWorkers {
 		go n.run()
 	}
@@ -89,9 +100,11 @@ func newNotifier(db *gorm.DB, t Temporal, log *slog.Logger, now func() time.Time
 func (n *notifier) notify(ns ...models.Notice) {
 	at := time.Now()
 	for _, x := range ns {
+		n.pending.Store(x.Key(), struct{}{})
 		select {
 		case n.queue <- queuedNotice{Notice: x, at: at}:
 		default:
+			n.pending.Delete(x.Key())
 			n.log.Warn("notice queue full; the reconciler sends it", "rollout_id", x.RolloutID, "kind", x.Kind)
 		}
 	}
@@ -99,11 +112,12 @@ func (n *notifier) notify(ns ...models.Notice) {
 
 func (n *notifier) run() {
 	for q := range n.queue {
-		n.yieldToRequests(q.at)
 		x := q.Notice
+		n.yieldToRequests(q.at, x.Kind)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		err := n.send(ctx, x)
 		cancel()
+		n.pending.Delete(x.Key())
 		var gone *serviceerror.NotFound
 		if err != nil && !errors.As(err, &gone) {
 			n.log.Warn("notice not delivered; the reconciler retries it", "rollout_id", x.RolloutID, "kind", x.Kind, "err", err)
@@ -117,10 +131,14 @@ func (n *notifier) run() {
 	}
 }
 
-// yieldToRequests waits while agent requests are in flight, until
-// n.yield after queued.
-func (n *notifier) yieldToRequests(queued time.Time) {
-	for n.busy() && time.Since(queued) < n.yield {
+// yieldToRequests waits while agent requests are in flight, until the
+// yield of a notice of kind after queued.
+func (n *notifier) yieldToRequests(queued time.Time, kind string) {
+	yield := n.yield
+	if kind == models.NoticeOutput {
+		yield = n.outputYield
+	}
+	for n.busy() && time.Since(queued) < yield {
 		time.Sleep(noticeYieldPoll)
 	}
 }
@@ -184,7 +202,8 @@ func (n *notifier) reconcile() {
 }
 
 // reconcileOnce takes the due notices (pushing their next try n.retry
-// later) and queues them; it returns how many it took.
+// later) and queues those not already waiting in this process's queue; it
+// returns how many it queued.
 func (n *notifier) reconcileOnce() int {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -193,6 +212,12 @@ func (n *notifier) reconcileOnce() int {
 		n.log.Warn("reconcile notices", "err", err)
 		return 0
 	}
-	n.notify(due...)
-	return len(due)
+	fresh := due[:0]
+	for _, x := range due {
+		if _, queued := n.pending.Load(x.Key()); !queued {
+			fresh = append(fresh, x)
+		}
+	}
+	n.notify(fresh...)
+	return len(fresh)
 }

@@ -165,13 +165,14 @@ func TestClaim_TheWorkflowIsToldShortlyBeforeExpiryWithTheLatestHeartbeat(t *tes
 	}
 }
 
-// TestNotifier_NoticesYieldToAgentRequestsInFlightForAtMostASecond: while
+// TestNotifier_NoticesYieldToAgentRequestsInFlightForABoundedTime: while
 // an agent request is being served, an output's notice waits; it goes as
-// soon as the process is idle, and after noticeYield even if it never is.
-func TestNotifier_NoticesYieldToAgentRequestsInFlightForAtMostASecond(t *testing.T) {
+// soon as the process is idle, and even if the process never is, after
+// noticeYield for a grant's notice and outputNoticeYield for an output's.
+func TestNotifier_NoticesYieldToAgentRequestsInFlightForABoundedTime(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t, Options{})
-	idle, busy := e.lease(time.Hour), e.lease(time.Hour)
+	idle, busy, granted := e.lease(time.Hour), e.lease(time.Hour), e.lease(time.Hour)
 	output := func(g fwmodels.Grant) fwmodels.Notice {
 		return fwmodels.Notice{RolloutID: g.Rollout.ID, Epoch: g.Rollout.LeaseEpoch, Kind: fwmodels.NoticeOutput}
 	}
@@ -192,9 +193,48 @@ func TestNotifier_NoticesYieldToAgentRequestsInFlightForAtMostASecond(t *testing
 	e.h.inFlight.Add(1) // requests without end
 	defer e.h.inFlight.Add(-1)
 	start = time.Now()
-	e.h.notices.notify(output(busy))
-	e.eventually("the notice goes after its yield under a steady load", func() bool { return e.signalled(wf.OutputSignal, busy.Rollout.ID) })
-	if waited := time.Since(start); waited < noticeYield-50*time.Millisecond || waited > noticeYield+time.Second {
-		t.Fatalf("under a steady load the notice went after %v, want about %v", waited, noticeYield)
+	exp := granted.ExpiresAt
+	e.h.notices.notify(output(busy), fwmodels.Notice{RolloutID: granted.Rollout.ID, Epoch: granted.Rollout.LeaseEpoch, Kind: fwmodels.NoticeGrant, ExpiresAt: &exp})
+	var grantAfter, outputAfter time.Duration
+	e.eventually("both notices go after their yields under a steady load", func() bool {
+		if grantAfter == 0 && e.signalled(wf.LeaseSignal, granted.Rollout.ID) {
+			grantAfter = time.Since(start)
+		}
+		if outputAfter == 0 && e.signalled(wf.OutputSignal, busy.Rollout.ID) {
+			outputAfter = time.Since(start)
+		}
+		return grantAfter > 0 && outputAfter > 0
+	})
+	if grantAfter < noticeYield-50*time.Millisecond || grantAfter > noticeYield+time.Second {
+		t.Fatalf("under a steady load the grant's notice went after %v, want about %v", grantAfter, noticeYield)
 	}
+	if outputAfter < outputNoticeYield-50*time.Millisecond || outputAfter > outputNoticeYield+time.Second {
+		t.Fatalf("under a steady load the output's notice went after %v, want about %v", outputAfter, outputNoticeYield)
+	}
+}
+
+// TestNotifier_TheReconcilerLeavesANoticeWaitingInTheQueueToIt: a notice
+// past its grace that still waits in this process's queue (yielding to
+// requests in flight) is not queued a second time by the reconciler; once
+// sent, the reconciler would take it again only if its delete failed.
+func TestNotifier_TheReconcilerLeavesANoticeWaitingInTheQueueToIt(t *testing.T) {
+	eachClockedEnv(t, func(t *testing.T, e *testEnv, clock *offsetClock) {
+		g := e.lease(time.Hour)
+		if _, _, err := fwmodels.AcceptOutput(context.Background(), e.db, fwmodels.Holder{RolloutID: g.Rollout.ID, APIKey: g.APIKey, LeaseToken: g.LeaseToken},
+			fwmodels.Output{BodySHA256: "x", FinalText: "x"}, clock.now()); err != nil {
+			t.Fatal(err)
+		}
+		e.h.inFlight.Add(1) // the queued notice keeps yielding
+		e.h.notices.notify(fwmodels.Notice{RolloutID: g.Rollout.ID, Epoch: g.Rollout.LeaseEpoch, Kind: fwmodels.NoticeOutput})
+		clock.advance(fwmodels.NoticeGrace + time.Second)
+		if n := e.h.notices.reconcileOnce(); n != 0 {
+			t.Fatalf("the reconciler queued %d notices already waiting in the queue, want 0", n)
+		}
+		e.h.inFlight.Add(-1)
+		e.eventually("the queued notice is told", func() bool { return e.signalled(wf.OutputSignal, g.Rollout.ID) })
+		e.eventually("and deleted", func() bool { return len(e.pendingNotices()) == 0 })
+		if n := e.signalCount(wf.OutputSignal, g.Rollout.ID); n != 1 {
+			t.Fatalf("the workflow was told of the output %d times, want once", n)
+		}
+	})
 }
