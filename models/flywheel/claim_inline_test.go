@@ -21,15 +21,16 @@ func inlineClaim(where string) string {
 	if start < len("RETURN QUERY ") || end < start {
 		panic("inlineClaim: claimFunctionTemplate changed shape")
 	}
-	query := strings.NewReplacer("{{where}}", where, "{{located_column}}", ", located_secrets", "{{located_value}}", ", true", "{{commit}}", "").
-		Replace(claimFunctionTemplate[start:end])
+	query := strings.NewReplacer("{{where}}", where, "{{located_unnest}}", ", string_to_array(p_locators, ',')",
+		"{{located_alias}}", ", locator", "{{located_returning}}", ", s.locator AS locator",
+		"{{located_column}}", ", locator", "{{located_value}}", ", g.locator").Replace(claimFunctionTemplate[start:end])
 	// Longer names first: p_leased before p_lease.
 	return strings.NewReplacer(
 		"p_status", "CAST($1 AS text)", "p_now", "CAST($2 AS timestamptz)", "p_max", "CAST($3 AS bigint)",
 		"p_tokens", "CAST($4 AS text)", "p_keys", "CAST($5 AS text)", "p_llms", "CAST($6 AS text)",
 		"p_leased", "CAST($7 AS text)", "p_lease", "CAST($8 AS double precision)", "p_by", "CAST($9 AS text)",
 		"p_kind", "CAST($10 AS text)", "p_grace", "CAST($11 AS timestamptz)", "p_lead", "CAST($12 AS double precision)",
-		"p_owners", "CAST($13 AS text[])", "p_prefix", "CAST($14 AS text)",
+		"p_owners", "CAST($13 AS text[])", "p_prefix", "CAST($14 AS text)", "p_locators", "CAST($15 AS text)",
 	).Replace(query)
 }
 

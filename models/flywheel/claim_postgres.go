@@ -10,15 +10,15 @@ import (
 
 // The claim statements, one round trip each: an all-projects key's (the
 // unrestricted rollouts, its own, and every project's: $13 the owners it
-// takes whole, $14 the owner prefix it takes) and a listed-owner key's
-// ($13 its owners). Each calls the function that holds the whole claim
+// takes whole, $14 the owner prefix it takes, $15 the leases' locators)
+// and a listed-owner key's ($13 its owners, $14 the locators). Each calls the function that holds the whole claim
 // (migrations_claim_function.go). Their parameters are positional and
 // they run on database/sql directly, as the heartbeat does: GORM's
 // named-parameter rewriting cost more of the api's CPU than anything
 // else of a claim but the statement.
 const (
-	claimAllProjects = `SELECT ` + grantColumns + ` FROM flywheel_claim_located($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ORDER BY created_at, id`
-	claimListed      = `SELECT ` + grantColumns + ` FROM flywheel_claim_listed_located($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ORDER BY created_at, id`
+	claimAllProjects = `SELECT ` + grantColumns + ` FROM flywheel_claim_located($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ORDER BY created_at, id`
+	claimListed      = `SELECT ` + grantColumns + ` FROM flywheel_claim_listed_located($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ORDER BY created_at, id`
 )
 
 // A claim commits asynchronously (synchronous_commit off for its own
@@ -84,7 +84,6 @@ func runClaim(db *gorm.DB, secrets []Grant, statement string, args []any) ([]Gra
 			return nil, fmt.Errorf("flywheel: claim read back secret rank %d of %d", n, max)
 		}
 		g := secrets[n-1]
-		g.APIKey, g.LLMToken = located(g.APIKey, r.ID), located(g.LLMToken, r.ID)
 		r.DeadlineAt, r.CreatedAt = r.DeadlineAt.UTC(), r.CreatedAt.UTC()
 		r.LeaseExpiresAt, r.LeaseGrantedAt, r.LeaseGrantedExpiry = utcOrNil(r.LeaseExpiresAt), utcOrNil(r.LeaseGrantedAt), utcOrNil(r.LeaseGrantedExpiry)
 		if r.LeaseExpiresAt != nil {
@@ -100,9 +99,11 @@ func runClaim(db *gorm.DB, secrets []Grant, statement string, args []any) ([]Gra
 // statement: the statement, and its arguments.
 func claimStatement(who Claimant, max int, lease time.Duration, now time.Time) ([]Grant, string, []any) {
 	secrets := make([]Grant, max)
-	tokens, keys, llms := make([]string, max), make([]string, max), make([]string, max)
+	tokens, keys, llms, locators := make([]string, max), make([]string, max), make([]string, max), make([]string, max)
 	for i := range secrets {
-		secrets[i] = Grant{LeaseToken: newSecret(LeaseTokenPrefix), APIKey: newSecret(APIKeyPrefix), LLMToken: newSecret(LLMTokenPrefix)}
+		locators[i] = newLocator()
+		secrets[i] = Grant{LeaseToken: newSecret(LeaseTokenPrefix), APIKey: located(newSecret(APIKeyPrefix), locators[i]),
+			LLMToken: located(newSecret(LLMTokenPrefix), locators[i])}
 		tokens[i], keys[i], llms[i] = Hash(secrets[i].LeaseToken), Hash(secrets[i].APIKey), Hash(secrets[i].LLMToken)
 	}
 	statement, pick := claimPick(who)
@@ -110,7 +111,7 @@ func claimStatement(who Claimant, max int, lease time.Duration, now time.Time) (
 		strings.Join(tokens, ","), strings.Join(keys, ","), strings.Join(llms, ","),
 		StatusLeased, lease.Seconds(), who.CredentialID, NoticeGrant, now.Add(NoticeGrace),
 		grantNoticeLead(lease).Seconds()}, // the last: GrantNoticeDue in SQL
-		pick...)
+		append(pick, strings.Join(locators, ","))...)
 	return secrets, statement, args
 }
 

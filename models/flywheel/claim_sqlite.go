@@ -55,8 +55,9 @@ func claimSQLite(tx *gorm.DB, who Claimant, max int, lease time.Duration, now ti
 		if expires.After(r.DeadlineAt) {
 			expires = r.DeadlineAt
 		}
-		g := Grant{LeaseToken: newSecret(LeaseTokenPrefix), APIKey: located(newSecret(APIKeyPrefix), r.ID),
-			LLMToken: located(newSecret(LLMTokenPrefix), r.ID), ExpiresAt: expires}
+		locator := newLocator()
+		g := Grant{LeaseToken: newSecret(LeaseTokenPrefix), APIKey: located(newSecret(APIKeyPrefix), locator),
+			LLMToken: located(newSecret(LLMTokenPrefix), locator), ExpiresAt: expires}
 		keyHash, llmHash := Hash(g.APIKey), Hash(g.LLMToken)
 		if i > 0 {
 			sql.WriteString(", ")
@@ -65,7 +66,7 @@ func claimSQLite(tx *gorm.DB, who Claimant, max int, lease time.Duration, now ti
 		args = append(args, r.ID, r.LeaseEpoch, Hash(g.LeaseToken), keyHash, llmHash, expires)
 		epoch := r.LeaseEpoch + 1
 		leases[i] = Lease{RolloutID: r.ID, Epoch: epoch, APIKeyHash: keyHash, LLMTokenHash: llmHash, ClaimedBy: who.CredentialID,
-			GrantedAt: now, ExpiresAt: expires, LocatedSecrets: true}
+			GrantedAt: now, ExpiresAt: expires, Locator: locator}
 		due, _ := GrantNoticeDue(now, expires, lease)
 		notices[i] = Notice{RolloutID: r.ID, Epoch: epoch, Kind: NoticeGrant, ExpiresAt: &leases[i].ExpiresAt, DueAt: due, CreatedAt: now}
 		r.Status, r.LeaseEpoch, r.LeaseExpiresAt, r.LeaseSeconds = StatusLeased, epoch, &leases[i].ExpiresAt, lease.Seconds()

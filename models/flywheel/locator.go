@@ -2,39 +2,49 @@ package flywheel
 
 import (
 	"strings"
+	"time"
 
 	"gorm.io/gorm"
 )
 
-// A rollout api key and an LLM gateway token carry a locator: the id of
-// their rollout after a dot (rk_<64 hex>.ro_<24 hex>). The part before the
-// dot is the secret, and only its hash is stored (Hash ignores the
-// locator). A lookup by key or token (keyError, ResolveGateway) goes to
-// the rollout's few lease rows by primary key instead of through an
-// index on the hash, which a claim had to update at a random page per
-// lease, twice. A forged locator gains nothing: the hash must still match
-// a lease of the rollout it names. Secrets minted before locators
-// (leases with located_secrets false) are found through partial indexes
-// that hold those leases alone.
-const locatorSep = "."
+// A rollout api key and an LLM gateway token end with their lease's
+// locator after a dot (rk_<64 hex>.ll_<24 hex>): an id minted with the
+// lease, kept on its history row, that begins with the millisecond it was
+// minted. A lookup by key or token (keyError, ResolveGateway) reads the
+// lease rows of that locator through an index that grows at its end,
+// instead of through an index on the secret's hash, which a claim had to
+// update at a random page per lease, twice. The hash stored is the hash
+// of the whole secret, locator included, as before locators, so api
+// replicas of the previous release still check these secrets during a
+// rolling upgrade. A forged locator gains nothing: the hash must still
+// match a lease with that locator. Secrets minted before locators (leases
+// with an empty locator) are found through partial indexes that hold those
+// leases alone.
+const (
+	// LocatorPrefix starts a lease locator.
+	LocatorPrefix = "ll_"
+	locatorSep    = "."
+)
 
-// located is secret with rolloutID's locator appended.
-func located(secret, rolloutID string) string { return secret + locatorSep + rolloutID }
+// newLocator mints a lease locator.
+func newLocator() string { return LocatorPrefix + timeOrderedHex(time.Now()) }
 
-// splitLocator is a presented secret's secret part and the rollout id its
-// locator names ("" for a secret without one).
-func splitLocator(presented string) (secret, rolloutID string) {
-	secret, rolloutID, _ = strings.Cut(presented, locatorSep)
-	return secret, rolloutID
+// located is secret with locator appended.
+func located(secret, locator string) string { return secret + locatorSep + locator }
+
+// locatorOf is the locator a presented secret ends with ("" for none).
+func locatorOf(presented string) string {
+	_, locator, _ := strings.Cut(presented, locatorSep)
+	return locator
 }
 
 // leasesOfSecret narrows a query of flywheel_leases to the rows the
-// presented secret can belong to: its locator's rollout, or for a secret
+// presented secret can belong to: those of its locator, or for a secret
 // minted without one, the leases granted before locators (the partial
 // indexes' predicate, written out so SQLite's planner matches it).
 func leasesOfSecret(q *gorm.DB, presented string) *gorm.DB {
-	if _, rolloutID := splitLocator(presented); rolloutID != "" {
-		return q.Where("rollout_id = ?", rolloutID)
+	if locator := locatorOf(presented); locator != "" {
+		return q.Where("locator = ?", locator)
 	}
-	return q.Where("located_secrets = false")
+	return q.Where("locator = ''")
 }

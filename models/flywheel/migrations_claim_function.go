@@ -30,7 +30,7 @@ import (
 const claimFunctionTemplate = `CREATE OR REPLACE FUNCTION {{name}}(
 		p_status text, p_now timestamptz, p_max bigint, p_tokens text, p_keys text, p_llms text,
 		p_leased text, p_lease double precision, p_by text, p_kind text, p_grace timestamptz,
-		p_lead double precision, p_owners text[]{{params}})
+		p_lead double precision, p_owners text[]{{params}}{{located_param}})
 	RETURNS TABLE (id text, owner text, status text, turn_input text, task_id text, metadata text,
 		deadline_at timestamptz, max_attempts bigint, lease_epoch bigint, lease_seconds numeric,
 		lease_expires_at timestamptz, lease_granted_at timestamptz, lease_granted_expiry timestamptz,
@@ -48,8 +48,8 @@ const claimFunctionTemplate = `CREATE OR REPLACE FUNCTION {{name}}(
 				WHERE r.status = p_status AND r.deadline_at > p_now AND {{where}}
 				ORDER BY r.created_at, r.id LIMIT p_max FOR UPDATE SKIP LOCKED) locked
 		), secrets AS (
-			SELECT * FROM unnest(string_to_array(p_tokens, ','), string_to_array(p_keys, ','), string_to_array(p_llms, ','))
-				WITH ORDINALITY AS s(token_hash, key_hash, llm_hash, n)
+			SELECT * FROM unnest(string_to_array(p_tokens, ','), string_to_array(p_keys, ','), string_to_array(p_llms, ','){{located_unnest}})
+				WITH ORDINALITY AS s(token_hash, key_hash, llm_hash{{located_alias}}, n)
 		), granted AS (
 			UPDATE flywheel_rollouts r SET status = p_leased, lease_epoch = r.lease_epoch + 1,
 				lease_token_hash = s.token_hash, api_key_hash = s.key_hash, llm_token_hash = s.llm_hash,
@@ -60,7 +60,7 @@ const claimFunctionTemplate = `CREATE OR REPLACE FUNCTION {{name}}(
 			WHERE r.id = p.id
 			RETURNING r.id, r.owner, r.status, r.turn_input, r.task_id, r.metadata, r.deadline_at,
 				r.max_attempts, r.lease_epoch, r.lease_seconds, r.lease_expires_at, r.lease_granted_at,
-				r.lease_granted_expiry, r.created_at, r.api_key_hash, r.llm_token_hash, p.n AS secret_n
+				r.lease_granted_expiry, r.created_at, r.api_key_hash, r.llm_token_hash, p.n AS secret_n{{located_returning}}
 		), history AS (
 			INSERT INTO flywheel_leases (rollout_id, epoch, api_key_hash, llm_token_hash, claimed_by, granted_at, expires_at, heartbeats, llm_calls{{located_column}})
 			SELECT g.id, g.lease_epoch, g.api_key_hash, g.llm_token_hash, p_by, p_now, g.lease_expires_at, 0, 0{{located_value}} FROM granted g
@@ -76,9 +76,9 @@ const claimFunctionTemplate = `CREATE OR REPLACE FUNCTION {{name}}(
 	$$`
 
 // claimFunctions are the two claims (claimAllProjects, claimListed),
-// named with suffix. located says the leases they grant are marked
-// located_secrets (their caller appends each rollout's locator to its
-// secrets, locator.go) and the claim's own transaction commits
+// named with suffix. located says they take one more parameter, the
+// locator of each rank's secrets (locator.go), and store it on the lease
+// they grant, and that the claim's own transaction commits
 // asynchronously (why that is safe: claim_postgres.go):
 //
 //   - flywheel_claim, for an all-projects key: the unrestricted rollouts,
@@ -97,19 +97,24 @@ const claimFunctionTemplate = `CREATE OR REPLACE FUNCTION {{name}}(
 //     much of the queue those owners hold, so it plans each claim with
 //     its owners.
 func claimFunctions(suffix string, located bool) []string {
-	column, value, commit := "", "", ""
+	var loc []string
 	if located {
-		column, value, commit = ", located_secrets", ", true", "\n\t\tPERFORM set_config('synchronous_commit', 'off', true);"
+		loc = []string{"{{located_param}}", ", p_locators text", "{{located_unnest}}", ", string_to_array(p_locators, ',')",
+			"{{located_alias}}", ", locator", "{{located_returning}}", ", s.locator AS locator",
+			"{{located_column}}", ", locator", "{{located_value}}", ", g.locator",
+			"{{commit}}", "\n\t\tPERFORM set_config('synchronous_commit', 'off', true);"}
+	} else {
+		loc = []string{"{{located_param}}", "", "{{located_unnest}}", "", "{{located_alias}}", "", "{{located_returning}}", "",
+			"{{located_column}}", "", "{{located_value}}", "", "{{commit}}", ""}
+	}
+	render := func(name, params, settings, where string) string {
+		return strings.NewReplacer(append([]string{"{{name}}", name + suffix, "{{params}}", params,
+			"{{settings}}", settings, "{{where}}", where}, loc...)...).Replace(claimFunctionTemplate)
 	}
 	return []string{
-		strings.NewReplacer("{{name}}", "flywheel_claim"+suffix, "{{params}}", ", p_prefix text",
-			"{{settings}}", "\n\tSET enable_bitmapscan = off\n\tSET plan_cache_mode = force_generic_plan",
-			"{{where}}", "(r.owner = ANY(p_owners) OR r.owner LIKE p_prefix)",
-			"{{located_column}}", column, "{{located_value}}", value, "{{commit}}", commit).Replace(claimFunctionTemplate),
-		strings.NewReplacer("{{name}}", "flywheel_claim_listed"+suffix, "{{params}}", "",
-			"{{settings}}", "\n\tSET plan_cache_mode = force_custom_plan",
-			"{{where}}", "r.owner = ANY(p_owners)",
-			"{{located_column}}", column, "{{located_value}}", value, "{{commit}}", commit).Replace(claimFunctionTemplate),
+		render("flywheel_claim", ", p_prefix text", "\n\tSET enable_bitmapscan = off\n\tSET plan_cache_mode = force_generic_plan",
+			"(r.owner = ANY(p_owners) OR r.owner LIKE p_prefix)"),
+		render("flywheel_claim_listed", "", "\n\tSET plan_cache_mode = force_custom_plan", "r.owner = ANY(p_owners)"),
 	}
 }
 

@@ -126,10 +126,10 @@ type Lease struct {
 	// LLMCalls counts the accepted completions made through this lease's
 	// llm_url: the gateway's count is per lease epoch.
 	LLMCalls int64 `gorm:"not null;default:0"`
-	// LocatedSecrets says the lease's api key and LLM token carry their
-	// rollout's locator (locator.go); leases granted before are found by
-	// hash through the partial indexes of migrateLocatedSecrets.
-	LocatedSecrets bool `gorm:"not null;default:false"`
+	// Locator ends the lease's api key and LLM token (locator.go); ''
+	// for leases granted before locators, found by hash through the
+	// partial indexes of migrateLocatedSecrets.
+	Locator string `gorm:"size:40;not null;default:''"`
 }
 
 // TableName pins the table name.

@@ -30,7 +30,11 @@ const (
 func NewRolloutID() string { return rolloutIDAt(time.Now()) }
 
 // rolloutIDAt is NewRolloutID minted at t.
-func rolloutIDAt(t time.Time) string {
+func rolloutIDAt(t time.Time) string { return RolloutIDPrefix + timeOrderedHex(t) }
+
+// timeOrderedHex is 24 hex characters: the millisecond of t (48 bits,
+// big-endian), then 48 random bits.
+func timeOrderedHex(t time.Time) string {
 	var b [12]byte
 	ms := uint64(t.UnixMilli())
 	for i := range 6 {
@@ -39,7 +43,7 @@ func rolloutIDAt(t time.Time) string {
 	if _, err := rand.Read(b[6:]); err != nil {
 		panic(err) // crypto/rand never fails on supported platforms
 	}
-	return RolloutIDPrefix + hex.EncodeToString(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // NewCallID mints a gateway call id (the call's idempotency key).
@@ -47,11 +51,9 @@ func NewCallID() string { return "gc_" + randomHex(16) }
 
 func newSecret(prefix string) string { return prefix + randomHex(32) }
 
-// Hash is the stored form of a per-lease secret: the SHA-256 of its
-// secret part, so a locator (located) does not change it.
+// Hash is the stored form of a per-lease secret (locator included).
 func Hash(secret string) string {
-	part, _ := splitLocator(secret)
-	sum := sha256.Sum256([]byte(part))
+	sum := sha256.Sum256([]byte(secret))
 	return hex.EncodeToString(sum[:])
 }
 
