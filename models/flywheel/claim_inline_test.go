@@ -21,9 +21,7 @@ func inlineClaim(where string) string {
 	if start < len("RETURN QUERY ") || end < start {
 		panic("inlineClaim: claimFunctionTemplate changed shape")
 	}
-	query := strings.NewReplacer("{{where}}", where, "{{located_unnest}}", ", string_to_array(p_locators, ',')",
-		"{{located_alias}}", ", locator", "{{located_returning}}", ", s.locator AS locator",
-		"{{located_column}}", ", locator", "{{located_value}}", ", g.locator").Replace(claimFunctionTemplate[start:end])
+	query := strings.NewReplacer(append([]string{"{{where}}", where}, locatedParts...)...).Replace(claimFunctionTemplate[start:end])
 	// Longer names first: p_leased before p_lease.
 	return strings.NewReplacer(
 		"p_status", "CAST($1 AS text)", "p_now", "CAST($2 AS timestamptz)", "p_max", "CAST($3 AS bigint)",

@@ -1,6 +1,7 @@
 package flywheel
 
 import (
+	"slices"
 	"strings"
 
 	"gorm.io/gorm"
@@ -75,6 +76,18 @@ const claimFunctionTemplate = `CREATE OR REPLACE FUNCTION {{name}}(
 	END
 	$$`
 
+// locatedParts are the template's placeholders and what a located claim
+// function puts there: the locators parameter (one per rank, as the
+// secret hashes), its column of the secrets, the locator written to each
+// lease row, and the asynchronous commit. A claim function from before
+// locators leaves each empty.
+var locatedParts = []string{
+	"{{located_param}}", ", p_locators text", "{{located_unnest}}", ", string_to_array(p_locators, ',')",
+	"{{located_alias}}", ", locator", "{{located_returning}}", ", s.locator AS locator",
+	"{{located_column}}", ", locator", "{{located_value}}", ", g.locator",
+	"{{commit}}", "\n\t\tPERFORM set_config('synchronous_commit', 'off', true);",
+}
+
 // claimFunctions are the two claims (claimAllProjects, claimListed),
 // named with suffix. located says they take one more parameter, the
 // locator of each rank's secrets (locator.go), and store it on the lease
@@ -97,15 +110,9 @@ const claimFunctionTemplate = `CREATE OR REPLACE FUNCTION {{name}}(
 //     much of the queue those owners hold, so it plans each claim with
 //     its owners.
 func claimFunctions(suffix string, located bool) []string {
-	var loc []string
-	if located {
-		loc = []string{"{{located_param}}", ", p_locators text", "{{located_unnest}}", ", string_to_array(p_locators, ',')",
-			"{{located_alias}}", ", locator", "{{located_returning}}", ", s.locator AS locator",
-			"{{located_column}}", ", locator", "{{located_value}}", ", g.locator",
-			"{{commit}}", "\n\t\tPERFORM set_config('synchronous_commit', 'off', true);"}
-	} else {
-		loc = []string{"{{located_param}}", "", "{{located_unnest}}", "", "{{located_alias}}", "", "{{located_returning}}", "",
-			"{{located_column}}", "", "{{located_value}}", "", "{{commit}}", ""}
+	loc := slices.Clone(locatedParts)
+	for i := 1; i < len(loc) && !located; i += 2 {
+		loc[i] = "" // the claim as it was before locators
 	}
 	render := func(name, params, settings, where string) string {
 		return strings.NewReplacer(append([]string{"{{name}}", name + suffix, "{{params}}", params,

@@ -240,22 +240,21 @@ func (r *rollout) setGate(ctx workflow.Context, gate string) {
 	_ = workflow.UpsertTypedSearchAttributes(ctx, platform.GateKey.ValueSet(gate))
 }
 
-func activityCtx(ctx workflow.Context) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 15 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 10 * time.Second,
-		},
-	})
+// Every activity of a rollout, regular or local, gets the same attempt
+// timeout and backoff, and is retried until it succeeds.
+const activityAttempt = 15 * time.Second
+
+// activityRetry is the backoff of a rollout's activities (a fresh policy
+// each time: the options keep the pointer).
+func activityRetry() *temporal.RetryPolicy {
+	return &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 10 * time.Second}
 }
 
-// localActivityCtx is activityCtx for a local activity: the same attempt
-// timeout and backoff, retried until it succeeds.
+func activityCtx(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: activityAttempt, RetryPolicy: activityRetry()})
+}
+
+// localActivityCtx is activityCtx for a local activity.
 func localActivityCtx(ctx workflow.Context) workflow.Context {
-	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: 15 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 10 * time.Second,
-		},
-	})
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: activityAttempt, RetryPolicy: activityRetry()})
 }
