@@ -107,6 +107,10 @@ func StartDev(ctx context.Context, cfg config.Config, opts DevOptions) (*DevStac
 	if err := s.connect(ctx); err != nil {
 		return nil, err
 	}
+	// A dev database made by an earlier release may lack an attribute
+	// added since; with it registered, the server may read its caches.
+	ensureSearchAttributes(ctx, s.temporal, s.cfg.TemporalNamespace, s.log)
+	srv.Settle()
 	if !opts.NoWorker {
 		if err := s.startWorker(); err != nil {
 			return nil, err

@@ -17,7 +17,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/server/common/cluster"
 	"go.temporal.io/server/common/config"
-	"go.temporal.io/server/common/dynamicconfig"
 	"go.temporal.io/server/common/log"
 	"go.temporal.io/server/common/membership/static"
 	"go.temporal.io/server/common/metrics"
@@ -46,6 +45,7 @@ type Options struct {
 // Server is a running embedded Temporal server.
 type Server struct {
 	temporal     temporal.Server
+	dynamic      *bootstrapConfig
 	ui           *uiServer
 	frontendAddr string
 	uiURL        string
@@ -82,16 +82,14 @@ func Start(opts Options) (*Server, error) {
 		primitives.MatchingService: static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(ports[1]))),
 		primitives.WorkerService:   static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(ports[2]))),
 	}
+	dynamicConfig := newBootstrapConfig()
 	srv, err := temporal.NewServer(
 		temporal.WithConfig(cfg),
 		temporal.ForServices(temporal.DefaultServices),
 		temporal.WithStaticHosts(hosts),
 		temporal.WithLogger(opts.Logger),
 		temporal.WithCustomMetricsHandler(metrics.NoopMetricsHandler),
-		temporal.WithDynamicConfigClient(dynamicconfig.StaticClient{
-			dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): []dynamicconfig.ConstrainedValue{{Value: true}},
-			dynamicconfig.FrontendEnableUpdateWorkflowExecution.Key():   []dynamicconfig.ConstrainedValue{{Value: true}},
-		}),
+		temporal.WithDynamicConfigClient(dynamicConfig),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("temporal server: %w", err)
@@ -99,7 +97,7 @@ func Start(opts Options) (*Server, error) {
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("temporal server start: %w", err)
 	}
-	s := &Server{temporal: srv, frontendAddr: net.JoinHostPort(host, strconv.Itoa(frontendPort))}
+	s := &Server{temporal: srv, dynamic: dynamicConfig, frontendAddr: net.JoinHostPort(host, strconv.Itoa(frontendPort))}
 	if opts.UIAddr != "" {
 		ui, err := startUI(opts.UIAddr, s.frontendAddr)
 		if err != nil {

@@ -97,7 +97,8 @@ func profilePhase(b *testing.B, phase string) func() {
 // profileSelf writes a CPU profile of phase in this process (where the
 // dev stack runs: its API, worker, SQLite and embedded Temporal) to
 // <dir>/self-<benchmark>.<phase>.cpu, and returns the function that stops
-// it. Another profile already running (profileHeartbeats) leaves it off.
+// it, and its live heap at the phase's end to the same name with .heap.
+// Another profile already running (profileHeartbeats) leaves it off.
 func profileSelf(b *testing.B, dir, phase string) func() {
 	name := strings.NewReplacer("/", "_", "=", "").Replace(b.Name())
 	f, err := os.Create(filepath.Join(dir, "self-"+name+"."+phase+".cpu"))
@@ -113,5 +114,20 @@ func profileSelf(b *testing.B, dir, phase string) func() {
 	return func() {
 		pprof.StopCPUProfile()
 		_ = f.Close()
+		writeHeapProfile(b, filepath.Join(dir, "self-"+name+"."+phase+".heap"))
 	}
+}
+
+// writeHeapProfile writes this process's live heap, as of the last
+// garbage collection, to path.
+func writeHeapProfile(b *testing.B, path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		b.Logf("no heap profile: %v", err)
+		return
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		b.Logf("no heap profile: %v", err)
+	}
+	_ = f.Close()
 }

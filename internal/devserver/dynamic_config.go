@@ -1,0 +1,63 @@
+package devserver
+
+import (
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/server/common/dynamicconfig"
+)
+
+// bootstrapConfig is the embedded server's dynamic config. Until it is
+// settled it forces every read of the namespace's search attributes to
+// the database (ForceSearchAttributesCacheRefreshOnRead), so attributes
+// registered while Gatehouse starts are visible at once; settled, the
+// server reads them from its caches, as a cluster does. Left forced, every
+// workflow task and visibility write re-reads the cluster metadata and
+// the namespace from SQLite under a global lock: in a burst of 5,000
+// rollouts that was an eighth of everything the process allocated.
+//
+// Each key answers the same slice on every read, as the server's
+// conversion cache expects of a client.
+type bootstrapConfig struct {
+	always  dynamicconfig.StaticClient
+	forced  []dynamicconfig.ConstrainedValue
+	settled atomic.Bool
+}
+
+// newBootstrapConfig is the dev server's dynamic config, not yet settled.
+func newBootstrapConfig() *bootstrapConfig {
+	return &bootstrapConfig{
+		always: dynamicconfig.StaticClient{
+			dynamicconfig.FrontendEnableUpdateWorkflowExecution.Key(): []dynamicconfig.ConstrainedValue{{Value: true}},
+		},
+		forced: []dynamicconfig.ConstrainedValue{{Value: true}},
+	}
+}
+
+// GetValue answers the server's read of key.
+func (c *bootstrapConfig) GetValue(key dynamicconfig.Key) []dynamicconfig.ConstrainedValue {
+	if key == dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key() {
+		if c.settled.Load() {
+			return nil
+		}
+		return c.forced
+	}
+	return c.always.GetValue(key)
+}
+
+// settleAfter is how long Settle keeps reads forced: past two refreshes
+// of the server's namespace cache (system.namespaceCacheRefreshInterval,
+// 2 s), so the cached namespace holds any attribute registered just
+// before.
+const settleAfter = 5 * time.Second
+
+// Settle makes the server read search attributes from its caches once
+// settleAfter has passed. Call it after registering the attributes
+// Gatehouse needs; one registered later (by hand, with the Temporal CLI)
+// shows within the caches' refresh, a minute.
+func (s *Server) Settle() {
+	time.AfterFunc(settleAfter, s.dynamic.settle)
+}
+
+// settle ends the forced reads.
+func (c *bootstrapConfig) settle() { c.settled.Store(true) }

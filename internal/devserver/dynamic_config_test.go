@@ -1,0 +1,31 @@
+package devserver
+
+import (
+	"testing"
+
+	"go.temporal.io/server/common/dynamicconfig"
+	"go.temporal.io/server/common/log"
+)
+
+// The server reads its settings through a Collection: forced search
+// attribute reads until settled, the cache after, and workflow updates
+// enabled throughout.
+func TestBootstrapConfig_ForcesSearchAttributeReadsOnlyUntilSettled(t *testing.T) {
+	c := newBootstrapConfig()
+	settings := dynamicconfig.NewCollection(c, log.NewNoopLogger())
+	forced := dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Get(settings)
+	updates := dynamicconfig.FrontendEnableUpdateWorkflowExecution.Get(settings)
+	if !forced() || !updates("default") {
+		t.Fatalf("before settling: forced reads %v, updates %v; want both on", forced(), updates("default"))
+	}
+	c.settle()
+	if forced() {
+		t.Fatal("settled, the server still reads search attributes from the database on every read")
+	}
+	if !updates("default") {
+		t.Fatal("settling turned workflow updates off")
+	}
+	if a, b := c.GetValue(dynamicconfig.FrontendEnableUpdateWorkflowExecution.Key()), c.GetValue(dynamicconfig.FrontendEnableUpdateWorkflowExecution.Key()); &a[0] != &b[0] {
+		t.Fatal("a key answered a new slice on each read; the server's conversion cache expects the same one")
+	}
+}
