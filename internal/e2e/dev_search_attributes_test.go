@@ -2,9 +2,7 @@ package e2e
 
 import (
 	"context"
-	"net/http"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -57,23 +55,5 @@ func TestDev_AnEarlierDatabaseGetsTheSearchAttributesAddedSince(t *testing.T) {
 	// A ping sets the attribute; past the server's settling (forced reads
 	// end 5 s after start) it must still complete.
 	time.Sleep(6 * time.Second)
-	held := s.Do(t, http.MethodPost, "/v1/ping", s.APIKey, map[string]any{"message": "kind", "hold": true})
-	if held.Status != http.StatusAccepted {
-		t.Fatalf("hold: %d %s", held.Status, held.Body)
-	}
-	var h struct {
-		WorkflowID string `json:"workflow_id"`
-	}
-	held.JSON(t, &h)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		r := s.Do(t, http.MethodPost, "/v1/ping/"+strings.TrimPrefix(h.WorkflowID, "ping/")+"/pong", s.APIKey, nil)
-		if r.Status == http.StatusOK {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pong: %d %s", r.Status, r.Body)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	pong(t, s, holdPing(t, s, "kind"))
 }

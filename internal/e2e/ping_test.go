@@ -88,14 +88,7 @@ func TestDev_RestartOnSameDataDirKeepsWorkflowsAndKeys(t *testing.T) {
 	if r, err := http.Get(first.UIURL); err != nil || r.StatusCode != http.StatusOK {
 		t.Fatalf("temporal ui: %v %v", r, err)
 	}
-	held := first.Do(t, http.MethodPost, "/v1/ping", first.APIKey, map[string]any{"message": "before restart", "hold": true})
-	if held.Status != http.StatusAccepted {
-		t.Fatalf("hold: %d %s", held.Status, held.Body)
-	}
-	var h struct {
-		WorkflowID string `json:"workflow_id"`
-	}
-	held.JSON(t, &h)
+	workflowID := holdPing(t, first, "before restart")
 	key := first.APIKey
 	if err := first.Close(); err != nil {
 		t.Fatalf("graceful shutdown: %v", err)
@@ -105,20 +98,41 @@ func TestDev_RestartOnSameDataDirKeepsWorkflowsAndKeys(t *testing.T) {
 	if second.APIKey != key {
 		t.Fatal("a restart must keep the dev API key")
 	}
+	var out struct{ Message, Status string }
+	pong(t, second, workflowID).JSON(t, &out)
+	if out.Message != "before restart" || out.Status != "completed" {
+		t.Fatalf("unexpected %+v", out)
+	}
+	writeHistory(t, second, workflowID, "platform/testdata/histories", "ping_held_across_restart")
+}
+
+// holdPing starts a ping workflow on s that waits for its pong, and
+// returns its workflow id.
+func holdPing(t *testing.T, s *Stack, message string) string {
+	t.Helper()
+	held := s.Do(t, http.MethodPost, "/v1/ping", s.APIKey, map[string]any{"message": message, "hold": true})
+	if held.Status != http.StatusAccepted {
+		t.Fatalf("hold: %d %s", held.Status, held.Body)
+	}
+	var h struct {
+		WorkflowID string `json:"workflow_id"`
+	}
+	held.JSON(t, &h)
+	return h.WorkflowID
+}
+
+// pong sends the held ping workflowID its pong on s until it answers 200
+// (a stack just started may not run it yet), for at most 30 s.
+func pong(t *testing.T, s *Stack, workflowID string) Response {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		r := second.Do(t, http.MethodPost, "/v1/ping/"+strings.TrimPrefix(h.WorkflowID, "ping/")+"/pong", key, nil)
-		if r.Status == http.StatusOK {
-			var out struct{ Message, Status string }
-			r.JSON(t, &out)
-			if out.Message != "before restart" || out.Status != "completed" {
-				t.Fatalf("unexpected %+v", out)
+		r := s.Do(t, http.MethodPost, "/v1/ping/"+strings.TrimPrefix(workflowID, "ping/")+"/pong", s.APIKey, nil)
+		if r.Status == http.StatusOK || time.Now().After(deadline) {
+			if r.Status != http.StatusOK {
+				t.Fatalf("pong: %d %s", r.Status, r.Body)
 			}
-			writeHistory(t, second, h.WorkflowID, "platform/testdata/histories", "ping_held_across_restart")
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pong after restart: %d %s", r.Status, r.Body)
+			return r
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
