@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -183,9 +182,7 @@ func (e *testEnv) lease(deadline time.Duration) fwmodels.Grant {
 
 // signalled reports whether the fake was sent signal name for rollout id.
 func (e *testEnv) signalled(name, rolloutID string) bool {
-	e.temporal.mu.Lock()
-	defer e.temporal.mu.Unlock()
-	return slices.Contains(e.temporal.signals, name+" "+wf.WorkflowID(rolloutID))
+	return e.signalCount(name, rolloutID) > 0
 }
 
 // signalCount is how many times the fake was sent signal name for

@@ -19,30 +19,26 @@ import (
 // Each key answers the same slice on every read, as the server's
 // conversion cache expects of a client.
 type bootstrapConfig struct {
-	always  dynamicconfig.StaticClient
-	forced  []dynamicconfig.ConstrainedValue
+	values  dynamicconfig.StaticClient
 	settled atomic.Bool
 }
 
 // newBootstrapConfig is the dev server's dynamic config, not yet settled.
 func newBootstrapConfig() *bootstrapConfig {
-	return &bootstrapConfig{
-		always: dynamicconfig.StaticClient{
-			dynamicconfig.FrontendEnableUpdateWorkflowExecution.Key(): []dynamicconfig.ConstrainedValue{{Value: true}},
-		},
-		forced: []dynamicconfig.ConstrainedValue{{Value: true}},
-	}
+	on := []dynamicconfig.ConstrainedValue{{Value: true}}
+	return &bootstrapConfig{values: dynamicconfig.StaticClient{
+		dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): on,
+		dynamicconfig.FrontendEnableUpdateWorkflowExecution.Key():   on,
+	}}
 }
 
-// GetValue answers the server's read of key.
+// GetValue answers the server's read of key: the forced reads' setting
+// is gone once settled.
 func (c *bootstrapConfig) GetValue(key dynamicconfig.Key) []dynamicconfig.ConstrainedValue {
-	if key == dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key() {
-		if c.settled.Load() {
-			return nil
-		}
-		return c.forced
+	if key == dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key() && c.settled.Load() {
+		return nil
 	}
-	return c.always.GetValue(key)
+	return c.values.GetValue(key)
 }
 
 // settleAfter is how long Settle keeps reads forced: past two refreshes

@@ -126,15 +126,14 @@ func holdPing(t *testing.T, s *Stack, message string) string {
 func pong(t *testing.T, s *Stack, workflowID string) Response {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for {
+	for ; ; time.Sleep(200 * time.Millisecond) {
 		r := s.Do(t, http.MethodPost, "/v1/ping/"+strings.TrimPrefix(workflowID, "ping/")+"/pong", s.APIKey, nil)
-		if r.Status == http.StatusOK || time.Now().After(deadline) {
-			if r.Status != http.StatusOK {
-				t.Fatalf("pong: %d %s", r.Status, r.Body)
-			}
+		if r.Status == http.StatusOK {
 			return r
 		}
-		time.Sleep(200 * time.Millisecond)
+		if time.Now().After(deadline) {
+			t.Fatalf("pong: %d %s", r.Status, r.Body)
+		}
 	}
 }
 

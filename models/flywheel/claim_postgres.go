@@ -11,8 +11,8 @@ import (
 // The claim statements, one round trip each: an all-projects key's (the
 // unrestricted rollouts, its own, and every project's: $13 the owners it
 // takes whole, $14 the owner prefix it takes, $15 the leases' locators)
-// and a listed-owner key's ($13 its owners, $14 the locators). Each calls the function that holds the whole claim
-// (migrations_claim_function.go). Their parameters are positional and
+// and a listed-owner key's ($13 its owners, $14 the locators). Each calls
+// the function that holds the whole claim (migrations_claim_function.go). Their parameters are positional and
 // they run on database/sql directly, as the heartbeat does: GORM's
 // named-parameter rewriting cost more of the api's CPU than anything
 // else of a claim but the statement.
@@ -102,8 +102,7 @@ func claimStatement(who Claimant, max int, lease time.Duration, now time.Time) (
 	tokens, keys, llms, locators := make([]string, max), make([]string, max), make([]string, max), make([]string, max)
 	for i := range secrets {
 		locators[i] = newLocator()
-		secrets[i] = Grant{LeaseToken: newSecret(LeaseTokenPrefix), APIKey: located(newSecret(APIKeyPrefix), locators[i]),
-			LLMToken: located(newSecret(LLMTokenPrefix), locators[i])}
+		secrets[i] = mintSecrets(locators[i])
 		tokens[i], keys[i], llms[i] = Hash(secrets[i].LeaseToken), Hash(secrets[i].APIKey), Hash(secrets[i].LLMToken)
 	}
 	statement, pick := claimPick(who)

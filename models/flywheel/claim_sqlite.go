@@ -56,8 +56,8 @@ func claimSQLite(tx *gorm.DB, who Claimant, max int, lease time.Duration, now ti
 			expires = r.DeadlineAt
 		}
 		locator := newLocator()
-		g := Grant{LeaseToken: newSecret(LeaseTokenPrefix), APIKey: located(newSecret(APIKeyPrefix), locator),
-			LLMToken: located(newSecret(LLMTokenPrefix), locator), ExpiresAt: expires}
+		g := mintSecrets(locator)
+		g.ExpiresAt = expires
 		keyHash, llmHash := Hash(g.APIKey), Hash(g.LLMToken)
 		if i > 0 {
 			sql.WriteString(", ")

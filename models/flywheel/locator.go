@@ -29,6 +29,13 @@ const (
 // newLocator mints a lease locator.
 func newLocator() string { return LocatorPrefix + timeOrderedHex(time.Now()) }
 
+// mintSecrets is a fresh set of a lease's secrets: its lease token, and
+// its api key and LLM token ending with the lease's locator.
+func mintSecrets(locator string) Grant {
+	return Grant{LeaseToken: newSecret(LeaseTokenPrefix), APIKey: located(newSecret(APIKeyPrefix), locator),
+		LLMToken: located(newSecret(LLMTokenPrefix), locator)}
+}
+
 // located is secret with locator appended.
 func located(secret, locator string) string { return secret + locatorSep + locator }
 
