@@ -160,5 +160,6 @@ func Migrations() []migrate.Migration {
 		{ID: "2026120513_flywheel_claimable_function", Up: migrateClaimableFunction},
 		{ID: "2026120514_flywheel_claim_functions", Up: migrateClaimFunctions},
 		{ID: "2026120523_flywheel_located_secrets", Up: migrateLocatedSecrets},
+		{ID: "2026120606_flywheel_queue_indexes", Up: migrateQueueIndexes},
 	}
 }

@@ -15,7 +15,10 @@ import (
 // and write each lease's history row and grant notice (due as
 // GrantNoticeDue says). The plaintext secrets never reach the database;
 // only their hashes do. It answers grantColumns; the statement that
-// calls it orders them (claimAllProjects, claimListed).
+// calls it orders them (claimAllProjects, claimListed). It names the
+// queued status literally, so its plan may use the indexes that hold
+// queued rollouts alone (migrateQueueIndexes); p_status stays in its
+// signature for the callers of the releases before, which pass 'queued'.
 //
 // It is a function for its SET clauses ({{settings}}), which hold its
 // plan to the indexes whatever the statistics say. Sent as a statement,
@@ -46,7 +49,7 @@ const claimFunctionTemplate = `CREATE OR REPLACE FUNCTION {{name}}(
 		RETURN QUERY WITH picked AS (
 			SELECT locked.id, row_number() OVER (ORDER BY locked.created_at, locked.id) AS n FROM (
 				SELECT r.id, r.created_at FROM flywheel_rollouts r
-				WHERE r.status = p_status AND r.deadline_at > p_now AND {{where}}
+				WHERE r.status = {{queued}} AND r.deadline_at > p_now AND {{where}}
 				ORDER BY r.created_at, r.id LIMIT p_max FOR UPDATE SKIP LOCKED) locked
 		), secrets AS (
 			SELECT * FROM unnest(string_to_array(p_tokens, ','), string_to_array(p_keys, ','), string_to_array(p_llms, ','){{located_unnest}})
@@ -96,10 +99,10 @@ var locatedParts = []string{
 //
 //   - flywheel_claim, for an all-projects key: the unrestricted rollouts,
 //     its own ($13) and every project's (p_prefix). Bitmap scans are off
-//     too, so the pick walks the claim index (status, created_at, id) in
-//     order and stops after p_max rows: with statistics taken before a
-//     burst of enqueues the planner would read every queued row through a
-//     bitmap scan and sort them all to keep 16
+//     too, so the pick walks the claim index (created_at, id of the
+//     queued rollouts) in order and stops after p_max rows: with
+//     statistics taken before a burst of enqueues the planner would read
+//     every queued row through a bitmap scan and sort them all to keep 16
 //     (TestClaim_OnPostgresReadsAFewPagesWhateverTheStatisticsSay). Its
 //     plan is generic, made once per session: the settings leave no choice
 //     a parameter could sway, and under pgbench (prepared, with
@@ -116,7 +119,7 @@ func claimFunctions(suffix string, located bool) []string {
 	}
 	render := func(name, params, settings, where string) string {
 		return strings.NewReplacer(append([]string{"{{name}}", name + suffix, "{{params}}", params,
-			"{{settings}}", settings, "{{where}}", where}, loc...)...).Replace(claimFunctionTemplate)
+			"{{settings}}", settings, "{{where}}", where, "{{queued}}", "'" + StatusQueued + "'"}, loc...)...).Replace(claimFunctionTemplate)
 	}
 	return []string{
 		render("flywheel_claim", ", p_prefix text", "\n\tSET enable_bitmapscan = off\n\tSET plan_cache_mode = force_generic_plan",

@@ -58,13 +58,14 @@ func (Turn) TableName() string { return "flywheel_turns" }
 
 // Rollout is one rollout: the claim-queue row, its current fenced lease and
 // its terminal state. Secrets (lease token, api key, LLM gateway token) are
-// stored as SHA-256 hashes only.
+// stored as SHA-256 hashes only. Its indexes are the migrations' (on
+// PostgreSQL, migrateQueueIndexes).
 type Rollout struct {
-	ID         string  `gorm:"primaryKey;size:40;index:idx_flywheel_rollouts_claim,priority:3"`
+	ID         string  `gorm:"primaryKey;size:40"`
 	EnqueueKey *string `gorm:"size:300;uniqueIndex"`
 	// Owner says which agent keys may claim it (see Claimant.MayTake).
 	Owner       string  `gorm:"size:300;not null;default:''"`
-	Status      string  `gorm:"size:16;not null;index:idx_flywheel_rollouts_claim,priority:1"`
+	Status      string  `gorm:"size:16;not null"`
 	TurnInput   string  `gorm:"not null"`
 	TaskID      *string `gorm:"size:255"`
 	Metadata    *string
@@ -98,8 +99,8 @@ type Rollout struct {
 	// LLMCallsObserved is the gateway's count of accepted completions of
 	// the current lease (reset with every grant); an output is reconciled
 	// against the count of the lease it was accepted under.
-	LLMCallsObserved int64     `gorm:"not null;default:0"`
-	CreatedAt        time.Time `gorm:"index:idx_flywheel_rollouts_claim,priority:2"`
+	LLMCallsObserved int64 `gorm:"not null;default:0"`
+	CreatedAt        time.Time
 	UpdatedAt        time.Time
 	FinishedAt       *time.Time
 }
