@@ -88,6 +88,7 @@ func (h *Handler) Claim(c *gin.Context) {
 	poll := int64(0)
 	if len(out) == 0 {
 		poll = h.opts.PollAfter.Milliseconds()
+		rest.QuietenAccessLog(c) // an idle agent's poll: every few seconds from each
 	}
 	c.JSON(http.StatusOK, gin.H{"rollouts": out, "poll_after_ms": poll})
 }
