@@ -21,7 +21,8 @@ func inlineClaim(where string) string {
 	if start < len("RETURN QUERY ") || end < start {
 		panic("inlineClaim: claimFunctionTemplate changed shape")
 	}
-	query := strings.NewReplacer(append([]string{"{{where}}", where}, locatedParts...)...).Replace(claimFunctionTemplate[start:end])
+	// The status is the parameter it was before the functions named it.
+	query := strings.NewReplacer(append([]string{"{{where}}", where, "{{queued}}", "p_status"}, locatedParts...)...).Replace(claimFunctionTemplate[start:end])
 	// Longer names first: p_leased before p_lease.
 	return strings.NewReplacer(
 		"p_status", "CAST($1 AS text)", "p_now", "CAST($2 AS timestamptz)", "p_max", "CAST($3 AS bigint)",

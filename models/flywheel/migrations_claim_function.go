@@ -130,9 +130,10 @@ func claimFunctions(suffix string, located bool) []string {
 
 // migrateClaimFunctions creates flywheel_claim and flywheel_claim_listed on
 // PostgreSQL; SQLite claims through claimSQLite and needs neither. The
-// flywheel_claimable of the migration before stays, for api replicas of
-// the previous release still running during a rolling upgrade; so do
-// these two once migrateLocatedSecrets adds their successors.
+// flywheel_claimable of the migration before stayed, for api replicas of
+// the previous release still running during a rolling upgrade (until
+// migrateQueueIndexes); so do these two once migrateLocatedSecrets adds
+// their successors.
 func migrateClaimFunctions(tx *gorm.DB) error {
 	return createClaimFunctions(tx, claimFunctions("", false))
 }

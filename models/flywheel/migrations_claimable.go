@@ -4,8 +4,8 @@ import "gorm.io/gorm"
 
 // claimableFunction was the pick of an all-projects claim on PostgreSQL
 // until flywheel_claim (migrations_claim_function.go) took in the whole
-// claim; it stays for api replicas of that release during a rolling
-// upgrade. It picks up to p_max claimable rollouts in enqueue order,
+// claim; it stayed for api replicas of that release during a rolling
+// upgrade, until migrateQueueIndexes dropped it. It picks up to p_max claimable rollouts in enqueue order,
 // locked FOR UPDATE SKIP LOCKED, each with its rank. It is a function for
 // its SET clause alone. With statistics taken before a burst of enqueues
 // (autovacuum analyzes a table only once a tenth of it has changed, and
