@@ -91,8 +91,7 @@ func BenchmarkFlywheelVsSkipLocked(b *testing.B) {
 			})
 		}
 		b.Run(fmt.Sprintf("pg-skiplocked/n=%d", n), func(b *testing.B) {
-			srv := startSkipLockedQueue(b, n)
-			runLeaseBench(b, leaser{base: srv.URL, claimPath: "/claim", hbPath: func(l lease) string { return "/heartbeat/" + l.ID }}, n)
+			runLeaseBench(b, startSkipLockedQueue(b, n).leaser(), n)
 		})
 	}
 }
@@ -339,11 +338,14 @@ func benchSchemaURL(b *testing.B) string {
 	return withSearchPathParam(base, schema)
 }
 
-// skipLockedQueue is the baseline lease server: its loopback HTTP server
-// and the schema behind it.
+// skipLockedQueue is the baseline lease server: where it listens, the
+// schema behind it, and its process when it runs in one of its own.
 type skipLockedQueue struct {
-	*httptest.Server
-	db *gorm.DB
+	URL string
+	db  *gorm.DB
+	// pid is the server's own process (startSkipLockedProcess); 0 when
+	// it serves from this one.
+	pid int
 }
 
 // refill empties the baseline's table and queues n fresh rows, so a
@@ -358,25 +360,59 @@ func (q skipLockedQueue) refill(b *testing.B, n int) {
 	}
 }
 
-// startSkipLockedQueue fills a fresh PostgreSQL schema with n queued rows
-// and serves POST /claim and POST /heartbeat/:id over loopback HTTP.
-func startSkipLockedQueue(b *testing.B, n int) skipLockedQueue {
+// cpuMeter meters the baseline's side of the machine: this process (the
+// load generator, and the server when it serves from here), the server's
+// own process as "server" when it has one, and PostgreSQL.
+func (q skipLockedQueue) cpuMeter() *cpuMeter {
+	m := newSelfAndPostgresCPUMeter()
+	if q.pid != 0 {
+		m.groups["server"] = func() []int { return []int{q.pid} }
+	}
+	return m
+}
+
+// leaser is the load generator's view of the baseline.
+func (q skipLockedQueue) leaser() leaser {
+	return leaser{base: q.URL, claimPath: "/claim", hbPath: func(l lease) string { return "/heartbeat/" + l.ID }, cpu: q.cpuMeter()}
+}
+
+// newSkipLockedSchema fills a fresh PostgreSQL schema with the baseline's
+// table and n queued rows, and returns its URL and a pool on it.
+func newSkipLockedSchema(b *testing.B, n int) (string, skipLockedQueue) {
 	b.Helper()
-	db, err := models.Open(benchSchemaURL(b))
+	url := benchSchemaURL(b)
+	db, err := models.Open(url)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { closeGorm(db) })
-	// Keep one connection per heartbeating client, so the baseline measures
-	// the lease and not connection set-up.
-	if sqlDB, err := db.DB(); err == nil {
-		sqlDB.SetMaxIdleConns(32)
-	}
 	if err := db.Exec(baselineSchema).Error; err != nil {
 		b.Fatal(err)
 	}
 	q := skipLockedQueue{db: db}
 	q.refill(b, n)
+	return url, q
+}
+
+// startSkipLockedQueue serves the baseline from this process, beside the
+// load generator: the match for gatehouse dev, which runs in this process
+// too (BenchmarkFlywheelVsSkipLocked).
+func startSkipLockedQueue(b *testing.B, n int) skipLockedQueue {
+	b.Helper()
+	_, q := newSkipLockedSchema(b, n)
+	srv := httptest.NewServer(baselineMux(q.db))
+	b.Cleanup(srv.Close)
+	q.URL = srv.URL
+	return q
+}
+
+// baselineMux serves POST /claim and POST /heartbeat/:id on db, keeping
+// one idle connection per heartbeating client, so the baseline measures
+// the lease and not connection set-up.
+func baselineMux(db *gorm.DB) *http.ServeMux {
+	if sqlDB, err := db.DB(); err == nil {
+		sqlDB.SetMaxIdleConns(32)
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /claim", func(w http.ResponseWriter, r *http.Request) { baselineClaimHandler(db, w, r) })
 	mux.HandleFunc("POST /heartbeat/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -396,9 +432,7 @@ func startSkipLockedQueue(b *testing.B, n int) skipLockedQueue {
 			_, _ = w.Write([]byte(`{"ok":true}`))
 		}
 	})
-	q.Server = httptest.NewServer(mux)
-	b.Cleanup(q.Close)
-	return q
+	return mux
 }
 
 // baselineClaimHandler leases up to max_rollouts rows in one statement.

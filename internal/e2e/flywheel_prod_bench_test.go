@@ -26,10 +26,14 @@ import (
 // (a deeper queue: the claims then pick from n queued at once).
 func BenchmarkProductionTopology_FlywheelVsSkipLocked(b *testing.B) {
 	for _, n := range []int{benchRollouts(b, 2000)} {
+		// The baseline in a process of its own, as each api replica is
+		// (the figure the targets compare with), and in the load
+		// generator's process, as the dev benchmark runs it.
 		b.Run(fmt.Sprintf("pg-skiplocked/n=%d", n), func(b *testing.B) {
-			srv := startSkipLockedQueue(b, n)
-			runLeaseBench(b, leaser{base: srv.URL, claimPath: "/claim", hbPath: func(l lease) string { return "/heartbeat/" + l.ID },
-				cpu: newSelfAndPostgresCPUMeter()}, n)
+			runLeaseBench(b, startSkipLockedProcess(b, n).leaser(), n)
+		})
+		b.Run(fmt.Sprintf("pg-skiplocked-inproc/n=%d", n), func(b *testing.B) {
+			runLeaseBench(b, startSkipLockedQueue(b, n).leaser(), n)
 		})
 		// front: every request through the round-robin L7 front;
 		// spread: connections spread over the api replicas as a

@@ -27,6 +27,12 @@ func runChildRole() {
 	if role == "" {
 		return
 	}
+	if role == baselineServerRole {
+		ctx, stop := signalContext()
+		err := serveBaselineProcess(ctx)
+		stop()
+		exitChild(err)
+	}
 	cfg, err := config.FromEnv()
 	if err == nil {
 		ctx, stop := signalContext()
@@ -42,6 +48,11 @@ func runChildRole() {
 			err = fmt.Errorf("unknown child role %q", role)
 		}
 	}
+	exitChild(err)
+}
+
+// exitChild ends a child role's process: status 1 with err, else 0.
+func exitChild(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(1)
