@@ -158,6 +158,7 @@ func (s *Stack) start(ctx context.Context) error {
 		"GATEHOUSE_TEMPORAL_NAMESPACE=" + s.opts.Namespace,
 		"GATEHOUSE_PUBLIC_URL=" + s.Front.URL,
 		"GATEHOUSE_BOOTSTRAP_OPERATOR_TOKEN=" + s.OperatorToken,
+		podCoresEnv(),
 	}, s.s3.env()...)
 	s.roleEnv = append(s.roleEnv, s.opts.Env...)
 	if err := s.migrate(ctx); err != nil {

@@ -122,3 +122,25 @@ imagePullSecrets:
 {{- define "gatehouse.sandboxNamespace" -}}
 {{- .Values.sandboxes.kubernetes.namespace | default .Release.Namespace -}}
 {{- end -}}
+
+{{/*
+GOMAXPROCS for a Gatehouse container: the whole cores of its CPU request
+(the downward API rounds a fractional request up, so 100m gives 1), so Go
+runs as many threads of Go code as the pod is entitled to rather than one
+per core of the node. Without a request it is left unset (Go's default).
+With a CPU limit it is left unset too: Go reads the container's CPU limit
+itself and sets GOMAXPROCS from it. Call with (dict "container" name
+"resources" .Values.<component>.resources).
+*/}}
+{{- define "gatehouse.goMaxProcs" -}}
+{{- $requests := .resources.requests | default dict -}}
+{{- $limits := .resources.limits | default dict -}}
+{{- if and (hasKey $requests "cpu") (not (hasKey $limits "cpu")) -}}
+- name: GOMAXPROCS
+  valueFrom:
+    resourceFieldRef:
+      containerName: {{ .container }}
+      resource: requests.cpu
+      divisor: "1"
+{{- end }}
+{{- end -}}
