@@ -19,7 +19,7 @@ func goMaxProcsOf(t *testing.T, c corev1.Container) (procs int64, found bool) {
 		if e.Name != "GOMAXPROCS" {
 			continue
 		}
-		ref := (*corev1.ResourceFieldSelector)(nil)
+		var ref *corev1.ResourceFieldSelector
 		if e.ValueFrom != nil {
 			ref = e.ValueFrom.ResourceFieldRef
 		}

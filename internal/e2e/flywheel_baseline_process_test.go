@@ -62,18 +62,18 @@ func startSkipLockedProcess(b *testing.B, n int) skipLockedQueue {
 	b.Helper()
 	url, q := newSkipLockedSchema(b, n)
 	p := StartRoleProcess(b, baselineServerRole, map[string]string{baselineDatabaseEnv: url})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		out := p.Output()
-		if i := strings.Index(out, baselineListening); i >= 0 {
-			if addr, _, ok := strings.Cut(out[i+len(baselineListening):], "\n"); ok {
-				q.URL, q.pid = "http://"+addr, p.cmd.Process.Pid
-				return q
+	var addr string
+	waitFor(b, 30*time.Second, func() bool {
+		if _, rest, ok := strings.Cut(p.Output(), baselineListening); ok {
+			if line, _, whole := strings.Cut(rest, "\n"); whole {
+				addr = line
 			}
 		}
-		if p.Exited() || time.Now().After(deadline) {
-			b.Fatalf("the baseline server did not start: %s", out)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return addr != "" || p.Exited()
+	})
+	if addr == "" {
+		b.Fatalf("the baseline server did not start: %s", p.Output())
 	}
+	q.URL, q.pid = "http://"+addr, p.cmd.Process.Pid
+	return q
 }

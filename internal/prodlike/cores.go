@@ -2,8 +2,8 @@ package prodlike
 
 import "strconv"
 
-// PodGOMAXPROCS is the GOMAXPROCS every api and worker process of the
-// stack runs with: what the chart gives its pods from their default CPU
+// PodGOMAXPROCS is the GOMAXPROCS every Gatehouse process of the stack
+// (api, worker, migrate) runs with: what the chart gives its pods from their default CPU
 // requests (helm/gatehouse templates/_helpers.tpl, gatehouse.goMaxProcs:
 // the request's whole cores, rounded up). Without it each process would
 // run Go on every core of the machine, as no pod of the chart does.
