@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -28,8 +29,10 @@ func init() {
 	if err != nil {
 		return
 	}
+	runtime.MemProfileRate = 16 << 10 // enough samples for one phase's allocations
 	var mu sync.Mutex
 	var f *os.File
+	var gc phaseGC
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /start/{phase}", func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
@@ -39,7 +42,9 @@ func init() {
 			_ = f.Close()
 		}
 		var err error
-		f, err = os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d.%s.cpu", role, os.Getpid(), r.PathValue("phase"))))
+		name := filepath.Join(dir, fmt.Sprintf("%s-%d.%s", role, os.Getpid(), r.PathValue("phase")))
+		gc.begin(name + ".gc")
+		f, err = os.Create(name + ".cpu")
 		if err == nil {
 			err = pprof.StartCPUProfile(f)
 		}
@@ -55,6 +60,7 @@ func init() {
 			_ = f.Close()
 			f = nil
 		}
+		gc.end()
 	})
 	go func() { _ = http.Serve(l, mux) }()
 	_ = os.WriteFile(filepath.Join(dir, role+"-"+strconv.Itoa(os.Getpid())+".addr"), []byte(l.Addr().String()), 0o600)

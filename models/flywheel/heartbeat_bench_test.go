@@ -22,8 +22,9 @@ import (
 // BenchmarkHeartbeat_Postgres isolates the database half of a heartbeat (no
 // HTTP, no Temporal): 2,000 leased rollouts heartbeated by 32 concurrent
 // callers on PostgreSQL, by the one-statement path Heartbeat takes there
-// ("one", the grant read from the rollout's row, on database/sql), by the
-// same statement through GORM's Raw and Find ("gorm"), by that statement as it
+// ("one", the grant read from the rollout's row, through pgx on a
+// connection the pool lends), by the same statement through database/sql's
+// QueryRow ("sql"), through GORM's Raw and Find ("gorm"), by that statement as it
 // was with the grant joined from the lease history ("join"), and by the
 // read-then-update path ("rtu": SELECT, UPDATE, SELECT of the history),
 // with the pool keeping 32 idle connections. The variants take turns,
@@ -41,11 +42,29 @@ func BenchmarkHeartbeat_Postgres(b *testing.B) {
 	}
 	sqlDB.SetMaxOpenConns(32)
 	variants := []*heartbeatVariant{
-		{name: "one", idle: 32, fn: heartbeatOneStatement}, {name: "gorm", idle: 32, fn: heartbeatThroughGORM},
+		{name: "one", idle: 32, fn: heartbeatOnPgx}, {name: "sql", idle: 32, fn: heartbeatOnDatabaseSQL},
+		{name: "gorm", idle: 32, fn: heartbeatThroughGORM},
 		{name: "join", idle: 32, fn: heartbeatJoiningHistory}, {name: "rtu", idle: 32, fn: heartbeatReadThenUpdate},
 	}
 	heartbeatInTurns(b, db, holders, variants, func(v *heartbeatVariant) { sqlDB.SetMaxIdleConns(v.idle) })
 	reportHeartbeatVariants(b, variants, "-client-cpu-us")
+}
+
+// heartbeatOnPgx is the heartbeat as ExtendLease runs it on a pool:
+// heartbeatPostgres through pgx on a connection the pool lends.
+func heartbeatOnPgx(db *gorm.DB, h Holder, now time.Time) (Extension, error) {
+	return heartbeatOneStatement(context.Background(), db, h, now)
+}
+
+// heartbeatOnDatabaseSQL is the same statement through database/sql's
+// QueryRow and Scan (as inside a transaction), the path a pool took
+// before extendOnConn.
+func heartbeatOnDatabaseSQL(db *gorm.DB, h Holder, now time.Time) (Extension, error) {
+	row, err := extendViaSQL(context.Background(), db.Statement.ConnPool, h, now)
+	if err != nil {
+		return Extension{}, err
+	}
+	return Extension{Epoch: row.epoch, ExpiresAt: row.expires.UTC(), GrantedAt: row.grantedAt.Time, GrantedExpiry: row.grantedExpiry.Time}, nil
 }
 
 // heartbeatVariant is one way to heartbeat that a benchmark compares, with

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
@@ -125,11 +126,10 @@ func Heartbeat(ctx context.Context, db *gorm.DB, h Holder, now time.Time) (int64
 // tells the workflow, which re-reads the row if that notice is lost.
 func ExtendLease(ctx context.Context, db *gorm.DB, h Holder, now time.Time) (Extension, error) {
 	now = dbTime(now)
-	db = db.WithContext(ctx)
 	if db.Dialector.Name() == "postgres" {
-		return heartbeatOneStatement(db, h, now)
+		return heartbeatOneStatement(ctx, db, h, now)
 	}
-	return heartbeatSQLite(db, h, now)
+	return heartbeatSQLite(db.WithContext(ctx), h, now)
 }
 
 // heartbeatPostgres is the whole fenced compare-and-swap of a heartbeat in
@@ -143,7 +143,7 @@ func ExtendLease(ctx context.Context, db *gorm.DB, h Holder, now time.Time) (Ext
 // pays a second read, to name its error. The row is found by its primary
 // key alone (rowStatusIs). Its parameters are positional
 // ($1 now, $2 id, $3 key hash, $4 token hash, $5 the leased status): it
-// runs on database/sql directly (see heartbeatOneStatement).
+// runs below GORM (see heartbeatOneStatement).
 const heartbeatPostgres = `UPDATE flywheel_rollouts r
 	SET lease_expires_at = LEAST(CAST($1 AS timestamptz) + make_interval(secs => r.lease_seconds), r.deadline_at),
 		lease_heartbeats = r.lease_heartbeats + 1, updated_at = $1
@@ -152,28 +152,34 @@ const heartbeatPostgres = `UPDATE flywheel_rollouts r
 	RETURNING r.lease_epoch, r.lease_expires_at, r.lease_granted_at, r.lease_granted_expiry`
 
 // heartbeatOneStatement runs heartbeatPostgres; when it updates nothing,
-// authorize names the refusal (401, 403, 409 or 410). The statement goes
-// to GORM's connection pool (or transaction) directly, with positional
-// parameters, and scans four columns by position: the heartbeat is the
-// hottest statement of the flywheel, and GORM's named-parameter
-// rewriting, callback chain and reflective scan cost more CPU than the
-// statement itself.
-func heartbeatOneStatement(db *gorm.DB, h Holder, now time.Time) (Extension, error) {
+// authorize names the refusal (401, 403, 409 or 410). The heartbeat is
+// the hottest statement of the flywheel, and what wraps it costs more
+// than the statement itself: it skips GORM (named parameters, callbacks,
+// reflective scans, a session per call) and, on a connection pool, also
+// database/sql's row machinery (extendOnConn); inside a transaction it
+// goes through database/sql.
+func heartbeatOneStatement(ctx context.Context, db *gorm.DB, h Holder, now time.Time) (Extension, error) {
 	var (
-		epoch                    int64
-		expires                  time.Time
-		grantedAt, grantedExpiry *time.Time // NULL for a lease granted before the row kept its grant
+		row leaseRow
+		err error
 	)
-	err := db.Statement.ConnPool.QueryRowContext(db.Statement.Context, heartbeatPostgres,
-		now, h.RolloutID, Hash(h.APIKey), Hash(h.LeaseToken), StatusLeased).
-		Scan(&epoch, &expires, &grantedAt, &grantedExpiry)
+	if pool, ok := db.Statement.ConnPool.(*sql.DB); ok {
+		row, err = extendOnConn(ctx, pool, h, now)
+	} else {
+		row, err = extendViaSQL(ctx, db.Statement.ConnPool, h, now)
+	}
 	switch {
 	case err == nil:
-		return withGrant(db, h.RolloutID, Extension{Epoch: epoch, ExpiresAt: expires.UTC()}, grantedAt, grantedExpiry)
-	case !errors.Is(err, sql.ErrNoRows):
+		e := Extension{Epoch: row.epoch, ExpiresAt: row.expires.UTC()}
+		if row.grantedAt.Valid && row.grantedExpiry.Valid {
+			e.GrantedAt, e.GrantedExpiry = row.grantedAt.Time.UTC(), row.grantedExpiry.Time.UTC()
+			return e, nil
+		}
+		return withGrant(db.WithContext(ctx), h.RolloutID, e, nil, nil)
+	case !errors.Is(err, sql.ErrNoRows) && !errors.Is(err, pgx.ErrNoRows):
 		return Extension{}, err
 	}
-	if _, err := authorize(db, h, now, false); err != nil {
+	if _, err := authorize(db.WithContext(ctx), h, now, false); err != nil {
 		return Extension{}, err
 	}
 	return Extension{}, ErrStaleLease // the row changed between the two statements

@@ -54,7 +54,9 @@ func newSecret(prefix string) string { return prefix + randomHex(32) }
 // Hash is the stored form of a per-lease secret (locator included).
 func Hash(secret string) string {
 	sum := sha256.Sum256([]byte(secret))
-	return hex.EncodeToString(sum[:])
+	var text [2 * sha256.Size]byte
+	hex.Encode(text[:], sum[:])
+	return string(text[:])
 }
 
 // sameHash compares two stored hashes in constant time.

@@ -37,7 +37,7 @@ func Each(t *testing.T, fn func(t *testing.T, db *gorm.DB)) {
 }
 
 // Open returns SQLite and, when configured, PostgreSQL, both migrated.
-func Open(t *testing.T) []DB {
+func Open(t testing.TB) []DB {
 	t.Helper()
 	out := []DB{{Name: "sqlite", DB: SQLite(t)}}
 	if pg := Postgres(t); pg != nil {
@@ -47,7 +47,7 @@ func Open(t *testing.T) []DB {
 }
 
 // SQLite returns a migrated database in a temporary file.
-func SQLite(t *testing.T) *gorm.DB {
+func SQLite(t testing.TB) *gorm.DB {
 	t.Helper()
 	db, err := models.Open("sqlite:" + filepath.Join(t.TempDir(), "test.db"))
 	if err != nil {
@@ -61,7 +61,7 @@ func SQLite(t *testing.T) *gorm.DB {
 // Postgres returns a migrated database in a fresh schema of the server at
 // GATEHOUSE_TEST_DATABASE_URL, dropped after the test; nil when unset
 // outside CI.
-func Postgres(t *testing.T) *gorm.DB {
+func Postgres(t testing.TB) *gorm.DB {
 	t.Helper()
 	base := os.Getenv("GATEHOUSE_TEST_DATABASE_URL")
 	if base == "" {
@@ -96,7 +96,7 @@ func Postgres(t *testing.T) *gorm.DB {
 
 // SchemaURL returns a URL of a fresh migrated schema (for tests that start
 // whole processes), or "" when PostgreSQL is not configured outside CI.
-func SchemaURL(t *testing.T) string {
+func SchemaURL(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv("GATEHOUSE_TEST_DATABASE_URL")
 	if base == "" {
@@ -120,7 +120,7 @@ func SchemaURL(t *testing.T) string {
 	return withSearchPath(t, base, schema)
 }
 
-func withSearchPath(t *testing.T, base, schema string) string {
+func withSearchPath(t testing.TB, base, schema string) string {
 	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +131,7 @@ func withSearchPath(t *testing.T, base, schema string) string {
 	return u.String()
 }
 
-func migrateOrFail(t *testing.T, db *gorm.DB) {
+func migrateOrFail(t testing.TB, db *gorm.DB) {
 	t.Helper()
 	if err := models.Migrate(db, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 		t.Fatalf("migrate: %v", err)
