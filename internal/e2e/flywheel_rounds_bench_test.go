@@ -33,6 +33,23 @@ import (
 // GATEHOUSE_BENCH_ROUNDS=<k> runs k rounds instead of 5;
 // GATEHOUSE_BENCH_FLYWHEEL_ROLLOUTS=<n> leases n rollouts a round instead of 2,000.
 func BenchmarkProductionTopology_FlywheelRounds(b *testing.B) {
+	runRounds(b, func(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, []time.Duration) {
+		f, leased := measureLeases(b, q, n)
+		if !gatehouse {
+			return f, nil
+		}
+		return f, postOutputs(b, q, leased)
+	})
+}
+
+// roundSide measures one side of a round on n freshly queued rollouts: its
+// claims and heartbeats, and for Gatehouse its outputs' latencies.
+type roundSide func(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, []time.Duration)
+
+// runRounds starts one production topology and one plain SKIP LOCKED
+// lease server, measures both with measure in turns for several rounds,
+// and reports the rounds (reportRounds).
+func runRounds(b *testing.B, measure roundSide) {
 	n, rounds := benchRollouts(b, 2000), benchRounds(b, 5)
 	base := startSkipLockedProcess(b, n)
 	baseQ := base.leaser()
@@ -68,14 +85,12 @@ func BenchmarkProductionTopology_FlywheelRounds(b *testing.B) {
 				base.refill(b, n)
 			}
 			quiet()
-			res.base, _ = measureLeases(b, baseQ, n)
+			res.base, _ = measure(b, baseQ, n, false)
 		}
 		runGatehouse := func() {
 			enqueueRollouts(b, p.Stack, n, fmt.Sprintf("round %d ", r))
 			quiet()
-			var leased []lease
-			res.gatehouse, leased = measureLeases(b, ghQ, n)
-			res.outputs = postOutputs(b, ghQ, leased)
+			res.gatehouse, res.outputs = measure(b, ghQ, n, true)
 			quiet()
 		}
 		if r%2 == 0 {

@@ -1,0 +1,175 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The issue's load shape: each rollout is leased for pacedLease, then
+// heartbeats every pacedEvery until pacedBeats heartbeats are sent, then
+// posts its output.
+const (
+	pacedLease = 15 * time.Second
+	pacedEvery = 5 * time.Second
+	pacedBeats = 4
+	// pacedConns bounds the load generator's connections, as a fleet's
+	// egress or a front's connection limit would: a request that finds
+	// them all busy waits, and the wait counts in its latency.
+	pacedConns = 64
+)
+
+// BenchmarkProductionTopology_FlywheelPaced is the rounds benchmark under
+// the issue's own load shape rather than back-to-back rounds: n rollouts
+// leased at once (16 a claim, lease 15 s), each heartbeating 5, 10, 15 and
+// 20 s after its claim, then (Gatehouse) posting its output. Every request
+// is sent on its own goroutine at its due time and timed from that time,
+// so a server that falls behind is charged for the wait (no coordinated
+// omission). Unlike the back-to-back rounds, the leases here are short
+// enough that Gatehouse tells Temporal of each grant, heartbeat and output
+// while the heartbeats run: that work is part of what it is measured
+// under. It reports as BenchmarkProductionTopology_FlywheelRounds does, the
+// heartbeat percentiles being those of every paced heartbeat. Run:
+//
+//	go test ./internal/e2e -run '^$' -bench ProductionTopology_FlywheelPaced -benchtime=1x
+//
+// GATEHOUSE_BENCH_ROUNDS and GATEHOUSE_BENCH_FLYWHEEL_ROLLOUTS apply as
+// there.
+func BenchmarkProductionTopology_FlywheelPaced(b *testing.B) {
+	runRounds(b, func(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, []time.Duration) {
+		return pacedLeases(b, q, n, gatehouse)
+	})
+}
+
+// claimEach leases n rollouts one a claim, as n agents that each claim
+// their own do, from pacedConns claimers at once, failing on any rollout
+// leased twice; it returns the leases in the order they were granted and
+// when each claim was answered.
+func claimEach(b *testing.B, q leaser, n int) ([]lease, []time.Time) {
+	type granted struct {
+		lease
+		at time.Time
+	}
+	var (
+		mu    sync.Mutex
+		got   []granted
+		wg    sync.WaitGroup
+		first error
+	)
+	for range pacedConns {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				done := len(got) >= n || first != nil
+				mu.Unlock()
+				if done {
+					return
+				}
+				var c struct {
+					Rollouts []struct {
+						RolloutID  string `json:"rollout_id"`
+						APIKey     string `json:"api_key"`
+						LeaseToken string `json:"lease_token"`
+					} `json:"rollouts"`
+				}
+				err := q.post(q.claimPath, q.claimToken, "", map[string]any{"max_rollouts": 1, "lease_s": pacedLease.Seconds()}, &c)
+				at := time.Now()
+				mu.Lock()
+				if err != nil && first == nil {
+					first = err
+				}
+				for _, r := range c.Rollouts {
+					got = append(got, granted{lease{r.RolloutID, r.APIKey, r.LeaseToken}, at})
+				}
+				mu.Unlock()
+				if err == nil && len(c.Rollouts) == 0 {
+					return // the queue is empty: every rollout is granted or on its way
+				}
+			}
+		})
+	}
+	wg.Wait()
+	switch {
+	case first != nil:
+		b.Fatal(first)
+	case len(got) != n:
+		b.Fatalf("leased %d rollouts of %d", len(got), n)
+	}
+	slices.SortFunc(got, func(a, b granted) int { return a.at.Compare(b.at) })
+	seen := make(map[string]bool, len(got))
+	leased, at := make([]lease, 0, n), make([]time.Time, 0, n)
+	for _, g := range got {
+		if seen[g.ID] {
+			b.Fatalf("rollout %s was leased twice", g.ID)
+		}
+		seen[g.ID] = true
+		leased, at = append(leased, g.lease), append(at, g.at)
+	}
+	return leased, at
+}
+
+// pacedLeases claims n rollouts and runs their paced heartbeats (and
+// outputs, when gatehouse), failing on any answer but 200 and on any
+// rollout leased twice.
+func pacedLeases(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, []time.Duration) {
+	q.hc = q.client()
+	q.hc.Transport.(*http.Transport).MaxConnsPerHost = pacedConns
+	var f leaseFigures
+	leased, claimedAt := claimEach(b, q, n)
+	f.claimsPerSec = float64(n) / claimedAt[len(claimedAt)-1].Sub(claimedAt[0]).Seconds()
+
+	var (
+		mu       sync.Mutex
+		outs     []time.Duration
+		byBeat   [pacedBeats][]time.Duration
+		failures []error
+		wg       sync.WaitGroup
+	)
+	record := func(into *[]time.Duration, d time.Duration, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			failures = append(failures, err)
+			return
+		}
+		*into = append(*into, d)
+	}
+	output := map[string]any{"final_text": "bench", "tool_calls": []any{}, "llm_call_count": 0}
+	for beat := 1; beat <= pacedBeats; beat++ {
+		for i, l := range leased {
+			due := claimedAt[i].Add(time.Duration(beat) * pacedEvery)
+			time.Sleep(time.Until(due))
+			last := beat == pacedBeats
+			wg.Go(func() {
+				err := q.post(q.hbPath(l), l.Key, l.Token, nil, nil)
+				record(&byBeat[beat-1], time.Since(due), err)
+				if last && gatehouse && err == nil {
+					sent := time.Now()
+					err := q.post("/flywheel/rollouts/"+l.ID+"/output", l.Key, l.Token, output, nil)
+					record(&outs, time.Since(sent), err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if len(failures) > 0 {
+		b.Fatalf("%d paced requests failed, the first: %v", len(failures), failures[0])
+	}
+	side := "baseline"
+	if gatehouse {
+		side = "gatehouse"
+	}
+	line := side + " heartbeat p50/p99 by beat:"
+	for i, lat := range byBeat {
+		f.warm = append(f.warm, lat...)
+		slices.Sort(lat)
+		line += fmt.Sprintf(" %d: %.1f/%.1f ms;", i+1, pct(lat, 0.5), pct(lat, 0.99))
+	}
+	b.Log(line)
+	slices.Sort(f.warm)
+	slices.Sort(outs)
+	return f, outs
+}
