@@ -25,7 +25,8 @@ func (g *phaseGC) begin(name string) {
 }
 
 // writeAllocs writes the allocation profile so far to path; the profile
-// of a phase is its end's less its start's (go tool pprof -base).
+// of a phase is its end's less its start's (go tool pprof -base), each as
+// of the process's last collection before it was written.
 func writeAllocs(path string) {
 	f, err := os.Create(path)
 	if err != nil {
