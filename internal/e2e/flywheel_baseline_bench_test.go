@@ -27,6 +27,16 @@ import (
 // lease is one leased rollout as a client holds it.
 type lease struct{ ID, Key, Token string }
 
+// claimAnswer is the part of a claim's answer the benchmarks read, from
+// Gatehouse and from the plain baseline alike.
+type claimAnswer struct {
+	Rollouts []struct {
+		RolloutID  string `json:"rollout_id"`
+		APIKey     string `json:"api_key"`
+		LeaseToken string `json:"lease_token"`
+	} `json:"rollouts"`
+}
+
 // leaser is a rollout queue reached over loopback HTTP: Gatehouse's
 // flywheel, or the plain Postgres baseline below.
 type leaser struct {
@@ -155,13 +165,7 @@ func measureLeases(b *testing.B, q leaser, n int) (leaseFigures, []lease) {
 	start := time.Now()
 	for len(leased) < n {
 		st := time.Now()
-		var c struct {
-			Rollouts []struct {
-				RolloutID  string `json:"rollout_id"`
-				APIKey     string `json:"api_key"`
-				LeaseToken string `json:"lease_token"`
-			} `json:"rollouts"`
-		}
+		var c claimAnswer
 		if err := q.post(q.claimPath, q.claimToken, "", map[string]any{"max_rollouts": 16, "lease_s": 300}, &c); err != nil {
 			b.Fatal(err)
 		}

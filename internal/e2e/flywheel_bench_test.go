@@ -44,13 +44,7 @@ func claimAndHeartbeat(b *testing.B, n int) {
 	start := time.Now()
 	claims := 0
 	for len(leased) < n {
-		var c struct {
-			Rollouts []struct {
-				RolloutID  string `json:"rollout_id"`
-				APIKey     string `json:"api_key"`
-				LeaseToken string `json:"lease_token"`
-			} `json:"rollouts"`
-		}
+		var c claimAnswer
 		s.Do(b, http.MethodPost, "/flywheel/claim", s.APIKey, map[string]any{"max_rollouts": 16, "lease_s": leaseS}).JSON(b, &c)
 		claims++
 		if len(c.Rollouts) == 0 {

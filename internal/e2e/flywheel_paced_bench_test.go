@@ -68,13 +68,7 @@ func claimEach(b *testing.B, q leaser, n int) ([]lease, []time.Time) {
 				if done {
 					return
 				}
-				var c struct {
-					Rollouts []struct {
-						RolloutID  string `json:"rollout_id"`
-						APIKey     string `json:"api_key"`
-						LeaseToken string `json:"lease_token"`
-					} `json:"rollouts"`
-				}
+				var c claimAnswer
 				err := q.post(q.claimPath, q.claimToken, "", map[string]any{"max_rollouts": 1, "lease_s": pacedLease.Seconds()}, &c)
 				at := time.Now()
 				mu.Lock()
