@@ -23,15 +23,20 @@ type rolloutsData struct {
 	TemporalList string
 }
 
-// rolloutGate is the GatehouseGate a rollout workflow shows in a state.
-func rolloutGate(state string) string {
+// rolloutExecutionStatus is the ExecutionStatus of the rollout workflows
+// in a state: a rollout's workflow runs while it is queued or leased and
+// completes in every terminal state. The Temporal UI cannot tell queued
+// from leased (the lease lives in the database and the workflow does not
+// copy it into visibility: wf.RolloutInput.QuietVisibility); the console
+// list does.
+func rolloutExecutionStatus(state string) string {
 	switch state {
-	case "queued", "leased":
-		return state
 	case "":
 		return ""
+	case "queued", "leased":
+		return "Running"
 	}
-	return "done"
+	return "Completed"
 }
 
 // rolloutsPage shows the queue counts and one page of rollouts, filtered
@@ -57,7 +62,7 @@ func (c *Console) rolloutsPage(g *gin.Context, s *session) {
 		}
 		data.Counts, data.Items = counts, page.Items
 		data.Pager = newPager(g, "/console/rollouts", url.Values{"state": {data.Filter.State}, "owner": {data.Filter.Owner}}, page.Next)
-		data.TemporalList = c.temporalListURL("GatehouseKind", "rollout", "GatehouseGate", rolloutGate(data.Filter.State))
+		data.TemporalList = c.temporalListURL("GatehouseKind", "rollout", "ExecutionStatus", rolloutExecutionStatus(data.Filter.State))
 	}
 	v := newView(s, "Rollouts", "rollouts")
 	v.Notice, v.Data = doneNotice(g), data

@@ -103,8 +103,8 @@ func TestPages_EveryListRowLinksATemporalListQuery(t *testing.T) {
 			ui + `GatehouseKind%3D%22research-experiment%22%20AND%20GatehouseProject%3D%22proj_1%22"`,
 			ui + `GatehouseKind%3D%22research-experiment%22"`},
 		// A filtered list links the same filter in the Temporal UI.
-		"/console/rollouts?state=queued":                   {ui + `GatehouseKind%3D%22rollout%22%20AND%20GatehouseGate%3D%22queued%22"`},
-		"/console/rollouts?state=cancelled":                {ui + `GatehouseKind%3D%22rollout%22%20AND%20GatehouseGate%3D%22done%22"`},
+		"/console/rollouts?state=leased":                   {ui + `GatehouseKind%3D%22rollout%22%20AND%20ExecutionStatus%3D%22Running%22"`},
+		"/console/rollouts?state=cancelled":                {ui + `GatehouseKind%3D%22rollout%22%20AND%20ExecutionStatus%3D%22Completed%22"`},
 		"/console/sessions?gate=saved":                     {ui + `GatehouseKind%3D%22flylab-session%22%20AND%20GatehouseGate%3D%22saved%22"`},
 		"/console/experiments?project=proj_1&gate=planned": {ui + `GatehouseKind%3D%22research-experiment%22%20AND%20GatehouseProject%3D%22proj_1%22%20AND%20GatehouseGate%3D%22planned%22"`},
 	} {

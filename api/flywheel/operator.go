@@ -197,7 +197,7 @@ func (h *Handler) startWorkflow(ctx context.Context, r models.Rollout) error {
 	_, err := h.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: wf.WorkflowID(r.ID), TaskQueue: h.opts.TaskQueue,
 		TypedSearchAttributes: temporalSearch(),
-	}, wf.RolloutWorkflow, wf.RolloutInput{RolloutID: r.ID, DeadlineAt: r.DeadlineAt, FinalizeLocally: true})
+	}, wf.RolloutWorkflow, wf.RolloutInput{RolloutID: r.ID, DeadlineAt: r.DeadlineAt, FinalizeLocally: true, QuietVisibility: true})
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
 		return nil

@@ -7,7 +7,8 @@ import (
 )
 
 // temporalSearch makes rollout workflows findable as GatehouseKind=rollout
-// from the moment they start.
+// from the moment they start. A rollout shows no GatehouseGate: its lease
+// state lives in the database (wf.RolloutInput.QuietVisibility).
 func temporalSearch() temporal.SearchAttributes {
-	return temporal.NewSearchAttributes(platform.KindKey.ValueSet("rollout"), platform.GateKey.ValueSet("queued"))
+	return temporal.NewSearchAttributes(platform.KindKey.ValueSet("rollout"))
 }

@@ -53,7 +53,7 @@ func (r *rollout) setup(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, StatusQuery, func() (Status, error) { return r.st, nil }); err != nil {
 		return err
 	}
-	if r.in.Carry == nil {
+	if r.in.Carry == nil && !r.in.QuietVisibility {
 		return workflow.UpsertTypedSearchAttributes(ctx, platform.KindKey.ValueSet("rollout"), platform.GateKey.ValueSet(r.st.Gate))
 	}
 	return nil
@@ -236,6 +236,9 @@ func (r *rollout) setGate(ctx workflow.Context, gate string) {
 		return
 	}
 	r.st.Gate = gate
+	if r.in.QuietVisibility {
+		return // the status query shows the gate; visibility does not
+	}
 	// Visibility only; a failure here must not fail the rollout.
 	_ = workflow.UpsertTypedSearchAttributes(ctx, platform.GateKey.ValueSet(gate))
 }

@@ -52,6 +52,9 @@ type harness struct {
 	// finalizeRemotely runs the rollout as enqueued before
 	// RolloutInput.FinalizeLocally: its terminal record a regular activity.
 	finalizeRemotely bool
+	// loudVisibility runs the rollout as enqueued before
+	// RolloutInput.QuietVisibility: it upserts its gate.
+	loudVisibility bool
 }
 
 func newHarness(t *testing.T, maxAttempts int64) *harness {
@@ -106,7 +109,7 @@ func (h *harness) query(d time.Duration, check func(Status)) {
 func (h *harness) run(deadline time.Duration, maxSignals int) Status {
 	h.t.Helper()
 	h.env.ExecuteWorkflow(RolloutWorkflow, RolloutInput{RolloutID: "ro_1", DeadlineAt: h.start.Add(deadline), MaxSignalsPerRun: maxSignals,
-		FinalizeLocally: !h.finalizeRemotely})
+		FinalizeLocally: !h.finalizeRemotely, QuietVisibility: !h.loudVisibility})
 	if !h.env.IsWorkflowCompleted() {
 		h.t.Fatal("workflow did not complete")
 	}

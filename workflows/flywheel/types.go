@@ -71,6 +71,16 @@ type RolloutInput struct {
 	// workflow.GetVersion, whose search attribute upsert would add a
 	// visibility write to every rollout.
 	FinalizeLocally bool `json:"finalize_locally,omitempty"`
+	// QuietVisibility keeps the rollout's visibility record to what its
+	// start and its close write: the workflow upserts no search attribute
+	// (not at its start, on a grant or a re-queue, nor at its end). Each
+	// upsert is a visibility write on the Temporal cluster, and a grant's
+	// came due while the agents that claimed together were heartbeating
+	// together (BenchmarkProductionTopology_FlywheelPaced). The lease state
+	// lives in the database, which the console lists; the Temporal UI finds
+	// a rollout by GatehouseKind and ExecutionStatus. Rollouts enqueued
+	// before it (false) keep their GatehouseGate up to date.
+	QuietVisibility bool `json:"quiet_visibility,omitempty"`
 }
 
 // Carry is the lease state a continued run starts from.
