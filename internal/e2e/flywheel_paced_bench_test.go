@@ -24,8 +24,9 @@ const (
 
 // BenchmarkProductionTopology_FlywheelPaced is the rounds benchmark under
 // the issue's own load shape rather than back-to-back rounds: n rollouts
-// leased at once (16 a claim, lease 15 s), each heartbeating 5, 10, 15 and
-// 20 s after its claim, then (Gatehouse) posting its output. Every request
+// leased at once, one a claim as agents that each claim their own do
+// (pacedConns claimers, lease 15 s), each heartbeating 5, 10, 15 and 20 s
+// after its claim, then (Gatehouse) posting its output. Every request
 // is sent on its own goroutine at its due time and timed from that time,
 // so a server that falls behind is charged for the wait (no coordinated
 // omission). Unlike the back-to-back rounds, the leases here are short
@@ -112,8 +113,9 @@ func pacedLeases(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, [
 	q.hc = q.client()
 	q.hc.Transport.(*http.Transport).MaxConnsPerHost = pacedConns
 	var f leaseFigures
+	start := time.Now()
 	leased, claimedAt := claimEach(b, q, n)
-	f.claimsPerSec = float64(n) / claimedAt[len(claimedAt)-1].Sub(claimedAt[0]).Seconds()
+	f.claimsPerSec = float64(n) / claimedAt[len(claimedAt)-1].Sub(start).Seconds()
 
 	var (
 		mu       sync.Mutex
@@ -131,7 +133,6 @@ func pacedLeases(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, [
 		}
 		*into = append(*into, d)
 	}
-	output := map[string]any{"final_text": "bench", "tool_calls": []any{}, "llm_call_count": 0}
 	for beat := 1; beat <= pacedBeats; beat++ {
 		for i, l := range leased {
 			due := claimedAt[i].Add(time.Duration(beat) * pacedEvery)
@@ -142,7 +143,7 @@ func pacedLeases(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, [
 				record(&byBeat[beat-1], time.Since(due), err)
 				if last && gatehouse && err == nil {
 					sent := time.Now()
-					err := q.post("/flywheel/rollouts/"+l.ID+"/output", l.Key, l.Token, output, nil)
+					err := q.post(outputPath(l), l.Key, l.Token, benchOutput, nil)
 					record(&outs, time.Since(sent), err)
 				}
 			})

@@ -69,14 +69,19 @@ func outputRound(b *testing.B, q leaser, leased []lease) {
 	b.ReportMetric(pct(outs, 0.99), "out-p99-ms")
 }
 
+// benchOutput is the output every benchmark rollout reports.
+var benchOutput = map[string]any{"final_text": "bench", "tool_calls": []any{}, "llm_call_count": 0}
+
+// outputPath is where a lease's output is posted.
+func outputPath(l lease) string { return "/flywheel/rollouts/" + l.ID + "/output" }
+
 // postOutputs posts every lease's output from 32 concurrent clients
 // (failing on any answer but 200) and returns the sorted latencies.
 func postOutputs(b *testing.B, q leaser, leased []lease) []time.Duration {
 	q.hc = q.client()
 	stop := profilePhase(b, "outputs")
 	q.cpu.begin("outputs")
-	outs := q.round(b, leased, func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/output" },
-		map[string]any{"final_text": "bench", "tool_calls": []any{}, "llm_call_count": 0})
+	outs := q.round(b, leased, outputPath, benchOutput)
 	q.cpu.reportAs(b, len(outs), "out-cpu-ms-")
 	stop()
 	return outs

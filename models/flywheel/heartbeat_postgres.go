@@ -20,6 +20,16 @@ type leaseRow struct {
 	grantedAt, grantedExpiry pgtype.Timestamptz
 }
 
+// heartbeatArgs are heartbeatPostgres's parameters for h at now.
+func heartbeatArgs(h Holder, now time.Time) []any {
+	return []any{now, h.RolloutID, Hash(h.APIKey), Hash(h.LeaseToken), StatusLeased}
+}
+
+// fields are where a heartbeatPostgres row scans into, in column order.
+func (r *leaseRow) fields() []any {
+	return []any{&r.epoch, &r.expires, &r.grantedAt, &r.grantedExpiry}
+}
+
 // extendOnConn runs heartbeatPostgres on one of pool's connections through
 // pgx itself: database/sql's row machinery (a Rows per query, value
 // converters per column, a new value per nullable column) costs a
@@ -38,8 +48,7 @@ func extendOnConn(ctx context.Context, pool *sql.DB, h Holder, now time.Time) (l
 		if !ok {
 			return fmt.Errorf("heartbeat: connection of driver %T, not pgx", driverConn)
 		}
-		return c.Conn().QueryRow(ctx, heartbeatPostgres, now, h.RolloutID, Hash(h.APIKey), Hash(h.LeaseToken), StatusLeased).
-			Scan(&row.epoch, &row.expires, &row.grantedAt, &row.grantedExpiry)
+		return c.Conn().QueryRow(ctx, heartbeatPostgres, heartbeatArgs(h, now)...).Scan(row.fields()...)
 	})
 	return row, err
 }
@@ -48,7 +57,6 @@ func extendOnConn(ctx context.Context, pool *sql.DB, h Holder, now time.Time) (l
 // transaction or any pool GORM was given that is not a *sql.DB.
 func extendViaSQL(ctx context.Context, pool gorm.ConnPool, h Holder, now time.Time) (leaseRow, error) {
 	var row leaseRow
-	err := pool.QueryRowContext(ctx, heartbeatPostgres, now, h.RolloutID, Hash(h.APIKey), Hash(h.LeaseToken), StatusLeased).
-		Scan(&row.epoch, &row.expires, &row.grantedAt, &row.grantedExpiry)
+	err := pool.QueryRowContext(ctx, heartbeatPostgres, heartbeatArgs(h, now)...).Scan(row.fields()...)
 	return row, err
 }
