@@ -85,9 +85,21 @@ type Handler struct {
 	// heartbeatGate admits heartbeats to their pool first come, first
 	// served (fair_gate.go).
 	heartbeatGate fairGate
-	// inFlight counts the claims, heartbeats and outputs being served.
+	// inFlight counts the claims, heartbeats and outputs being served;
+	// lastDone is when the last of them ended, in nanoseconds since
+	// started; idleGap is how long after it the process still counts as
+	// busy (busy).
 	inFlight atomic.Int64
+	lastDone atomic.Int64
+	started  time.Time
+	idleGap  time.Duration
 }
+
+// noticeIdleGap is how long after its last agent request a process still
+// counts as busy: under load requests come closer together than this, so
+// a notice waits for the lull after a burst (or its yield), not for the
+// gaps between the burst's requests.
+const noticeIdleGap = 20 * time.Millisecond
 
 // New compiles the contract once and returns the handlers.
 func New(db *gorm.DB, t Temporal, log *slog.Logger, opts Options) (*Handler, error) {
@@ -130,11 +142,12 @@ func New(db *gorm.DB, t Temporal, log *slog.Logger, opts Options) (*Handler, err
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	hb := newHeartbeatSignaller(t, log)
+	hb := newHeartbeatSignaller(t, log, opts.Now)
 	h := &Handler{db: db, temporal: t, schemas: schemas, opts: opts, log: log, heartbeats: hb,
 		agents: newAgentAuth(db, opts.AuthCacheTTL, opts.Now), heartbeatGate: newFairGate(opts.HeartbeatDB),
-		outputs: models.NewOutputBatcher(db)}
-	h.notices = newNotifier(db, t, log, opts.Now, hb, func() bool { return h.inFlight.Load() > 0 })
+		outputs: models.NewOutputBatcher(db), started: time.Now(), idleGap: noticeIdleGap}
+	h.lastDone.Store(-int64(time.Hour))
+	h.notices = newNotifier(db, t, log, opts.Now, hb, h.busy)
 	return h, nil
 }
 
@@ -142,8 +155,20 @@ func New(db *gorm.DB, t Temporal, log *slog.Logger, opts Options) (*Handler, err
 // (notices yield to such requests; notifier).
 func (h *Handler) counted(c *gin.Context) {
 	h.inFlight.Add(1)
-	defer h.inFlight.Add(-1)
+	defer h.requestDone()
 	c.Next()
+}
+
+// requestDone ends an agent request counted in flight.
+func (h *Handler) requestDone() {
+	h.lastDone.Store(int64(time.Since(h.started)))
+	h.inFlight.Add(-1)
+}
+
+// busy tells whether agent requests are in flight or one ended less than
+// idleGap ago.
+func (h *Handler) busy() bool {
+	return h.inFlight.Load() > 0 || time.Since(h.started)-time.Duration(h.lastDone.Load()) < h.idleGap
 }
 
 // clampLease applies the configured bounds to a requested lease.

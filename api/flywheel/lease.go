@@ -98,13 +98,16 @@ func (h *Handler) Heartbeat(c *gin.Context) {
 
 // toldByGrant is what the grant's notice tells (or told) the workflow of
 // lease e, and as of when: the outbox guarantees the notice, from
-// whichever process claimed. While the notice still waits for its due
-// time it will carry the lease's expiry as it is then, so at least this
-// heartbeat's; once due (or sent at once) it carried the granted expiry.
-// The heartbeat's own signal then waits until shortly before that expiry.
+// whichever process claimed. While the notice still waits (each heartbeat
+// defers it to shortly before the expiry it sets, up to
+// models.GrantNoticeWaitsUntil) it will carry the lease's expiry as it is
+// then, so at least this heartbeat's; after that (or if it was sent at
+// once) it carried at least the granted expiry. The heartbeat's own
+// signal then waits until shortly before that expiry. A heartbeat that
+// came too late to defer the notice is taken for one that did; that only
+// costs the workflow an ExpireLease that finds the later expiry.
 func toldByGrant(e models.Extension, now time.Time) (wf.LeaseUpdate, time.Time) {
-	due, deferred := models.GrantNoticeDue(e.GrantedAt, e.GrantedExpiry, e.GrantedExpiry.Sub(e.GrantedAt))
-	if deferred && now.Before(due) {
+	if now.Before(models.GrantNoticeWaitsUntil(e.GrantedAt, e.GrantedExpiry)) {
 		return wf.LeaseUpdate{Epoch: e.Epoch, ExpiresAt: e.ExpiresAt}, now
 	}
 	return wf.LeaseUpdate{Epoch: e.Epoch, ExpiresAt: e.GrantedExpiry}, e.GrantedAt

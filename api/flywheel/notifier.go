@@ -71,7 +71,8 @@ type queuedNotice struct {
 // being final in the database already, while a grant's notice arms the
 // lease's expiry timer. Both stay under models.NoticeGrace, after which
 // another process's reconciler may send the notice too.
-// noticeYieldPoll is how often a waiting notice looks again.
+// noticeYieldPoll is how often a waiting notice looks again. A reconciler
+// takes at most noticeRounds batches a tick.
 const (
 	noticeYield       = time.Second
 	outputNoticeYield = 3 * time.Second
@@ -81,6 +82,7 @@ const (
 	noticeDeleteTick  = 20 * time.Millisecond
 	noticeRetry       = 10 * time.Second
 	noticeReconcile   = time.Second
+	noticeRounds      = 16
 )
 
 func newNotifier(db *gorm.DB, t Temporal, log *slog.Logger, now func() time.Time, hb *heartbeatSignaller, busy func() bool) *notifier {
@@ -119,6 +121,7 @@ func (n *notifier) run() {
 		cancel()
 		n.pending.Delete(x.Key())
 		var gone *serviceerror.NotFound
+		countSignal(x.Kind, err, errors.As(err, &gone))
 		if err != nil && !errors.As(err, &gone) {
 			n.log.Warn("notice not delivered; the reconciler retries it", "rollout_id", x.RolloutID, "kind", x.Kind, "err", err)
 			continue
@@ -202,22 +205,32 @@ func (n *notifier) reconcile() {
 }
 
 // reconcileOnce takes the due notices (pushing their next try n.retry
-// later) and queues those not already waiting in this process's queue; it
-// returns how many it queued.
+// later, or deferring a grant whose lease heartbeats moved) and queues
+// those not already waiting in this process's queue; it returns how many
+// it queued. While batches come back full it takes another, up to
+// noticeRounds: a claim burst's grant notices fall due together, and most
+// of them only wait again.
 func (n *notifier) reconcileOnce() int {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	due, err := models.DueNotices(ctx, n.db, n.now(), n.retry, noticeBatch)
-	if err != nil {
-		n.log.Warn("reconcile notices", "err", err)
-		return 0
-	}
-	fresh := due[:0]
-	for _, x := range due {
-		if _, queued := n.pending.Load(x.Key()); !queued {
-			fresh = append(fresh, x)
+	queued := 0
+	for range noticeRounds {
+		due, full, err := models.DueNotices(ctx, n.db, n.now(), n.retry, noticeBatch)
+		if err != nil {
+			n.log.Warn("reconcile notices", "err", err)
+			return queued
+		}
+		fresh := due[:0]
+		for _, x := range due {
+			if _, queued := n.pending.Load(x.Key()); !queued {
+				fresh = append(fresh, x)
+			}
+		}
+		n.notify(fresh...)
+		queued += len(fresh)
+		if !full {
+			break
 		}
 	}
-	n.notify(fresh...)
-	return len(fresh)
+	return queued
 }

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/gatehouse/gatehouse/internal/telemetry"
 	fwmodels "github.com/gatehouse/gatehouse/models/flywheel"
 	"github.com/gatehouse/gatehouse/models/platform"
 	wf "github.com/gatehouse/gatehouse/workflows/flywheel"
@@ -16,7 +19,7 @@ import (
 // told the workflow (they are written here straight through the models,
 // as a process killed after its statement leaves them) are sent by
 // another process's reconciler once due (the output after the writer's
-// grace, the grant shortly before its expiry) and deleted from the outbox.
+// grace for outputs, the grant shortly before its expiry) and deleted from the outbox.
 func TestNotifier_AProcessThatDiedBetweenItsStatementAndItsNoticeIsReconciled(t *testing.T) {
 	eachClockedEnv(t, func(t *testing.T, e *testEnv, clock *offsetClock) {
 		dead := e.lease(time.Hour) // claimed for a minute; its process died before notifying
@@ -29,6 +32,10 @@ func TestNotifier_AProcessThatDiedBetweenItsStatementAndItsNoticeIsReconciled(t 
 			t.Fatalf("the reconciler took %d notices still within their writer's grace", n)
 		}
 		clock.advance(fwmodels.NoticeGrace + time.Second)
+		if n := e.h.notices.reconcileOnce(); n != 0 {
+			t.Fatalf("the reconciler took %d notices within an output's longer grace (its writer may still be draining a burst)", n)
+		}
+		clock.advance(fwmodels.OutputNoticeGrace - fwmodels.NoticeGrace)
 		if n := e.h.notices.reconcileOnce(); n != 1 {
 			t.Fatalf("the reconciler took %d notices past the grace, want the output only", n)
 		}
@@ -37,7 +44,7 @@ func TestNotifier_AProcessThatDiedBetweenItsStatementAndItsNoticeIsReconciled(t 
 			t.Fatal("a minute's grant was told 54s before it was due")
 		}
 		e.eventually("the told output's notice is deleted", func() bool { return len(e.pendingNotices()) == 1 })
-		clock.advance(time.Minute - 15*time.Second - fwmodels.NoticeGrace) // a quarter of the lease before expiry
+		clock.advance(time.Minute - 15*time.Second - fwmodels.OutputNoticeGrace) // a quarter of the lease before expiry
 		if n := e.h.notices.reconcileOnce(); n != 1 {
 			t.Fatalf("the reconciler took %d notices shortly before the grant's expiry, want the grant", n)
 		}
@@ -56,11 +63,16 @@ func TestNotifier_AFailedSendStaysInTheOutboxAndIsRetried(t *testing.T) {
 	e.temporal.failSig = true
 	e.temporal.mu.Unlock()
 	g := e.lease(time.Hour)
+	failed, sent := telemetry.FlywheelSignals.WithLabelValues(fwmodels.NoticeGrant, "failed"), telemetry.FlywheelSignals.WithLabelValues(fwmodels.NoticeGrant, "sent")
+	failedBefore, sentBefore := testutil.ToFloat64(failed), testutil.ToFloat64(sent)
 	clock.advance(time.Minute)
 	if n := e.h.notices.reconcileOnce(); n != 1 {
 		t.Fatalf("took %d, want 1", n)
 	}
 	time.Sleep(100 * time.Millisecond) // the failed send and a delete tick
+	if d := testutil.ToFloat64(failed) - failedBefore; d < 1 {
+		t.Fatalf("the failed grant signal was not counted (%v)", d)
+	}
 	if len(e.pendingNotices()) != 1 {
 		t.Fatal("a notice Temporal refused left the outbox")
 	}
@@ -76,6 +88,9 @@ func TestNotifier_AFailedSendStaysInTheOutboxAndIsRetried(t *testing.T) {
 	}
 	e.eventually("the grant is told", func() bool { return e.signalled(wf.LeaseSignal, g.Rollout.ID) })
 	e.eventually("the outbox empties", func() bool { return len(e.pendingNotices()) == 0 })
+	if d := testutil.ToFloat64(sent) - sentBefore; d < 1 {
+		t.Fatalf("the sent grant signal was not counted (%v)", d)
+	}
 }
 
 // TestNotifier_ANoticeForAnEndedWorkflowIsDropped: Temporal answering
@@ -120,14 +135,18 @@ func TestClaim_ARevokedKeyStopsClaimingWithinTheAuthCacheTTL(t *testing.T) {
 
 // TestClaim_TheWorkflowIsToldShortlyBeforeExpiryWithTheLatestHeartbeat: a
 // claim burst costs Temporal nothing while it lasts. Neither the claiming
-// process nor another one a heartbeat lands on (behind a balancer) signals
-// at once; the grant's notice goes out a quarter of the lease before its
-// expiry and carries the expiry the heartbeats have moved it to.
+// process nor others heartbeats land on (behind a balancer) signal at
+// once, not even one that first hears of the lease after the notice's
+// first due time; the grant's notice would go a quarter of the lease
+// before its expiry, but each heartbeat defers it to shortly before the
+// expiry it sets, up to a minute after the grant, when it goes carrying
+// the expiry the heartbeats have moved the lease to.
 func TestClaim_TheWorkflowIsToldShortlyBeforeExpiryWithTheLatestHeartbeat(t *testing.T) {
 	clock := &offsetClock{}
 	opts := Options{Now: clock.now, LeaseMax: time.Hour}
 	a := newTestEnv(t, opts)
-	b := newTestEnvOn(t, a.db, opts) // a second API process on the same database
+	b := newTestEnvOn(t, a.db, opts)  // a second API process on the same database
+	c3 := newTestEnvOn(t, a.db, opts) // and a third, which sees only a late heartbeat
 	a.do(http.MethodPost, "/operator/v1/rollouts", a.opToken, []byte(`{"rollouts":[{"turn_input":"x"}]}`))
 	r := a.do(http.MethodPost, "/flywheel/claim", a.agentKey, []byte(`{"max_rollouts":1,"lease_s":60}`))
 	var claim struct {
@@ -142,19 +161,33 @@ func TestClaim_TheWorkflowIsToldShortlyBeforeExpiryWithTheLatestHeartbeat(t *tes
 	var hb struct {
 		LeaseExpiresTS float64 `json:"lease_expires_ts"`
 	}
-	clock.advance(10 * time.Second)
-	for range 3 {
-		r := b.do(http.MethodPost, "/flywheel/rollouts/"+c.RolloutID+"/heartbeat", c.APIKey, nil, LeaseTokenHeader, c.LeaseToken)
+	var elapsed time.Duration // on the test's clock, since the claim
+	set := func(at time.Duration) { clock.advance(at - elapsed); elapsed = at }
+	heartbeat := func(on *testEnv, at time.Duration) {
+		set(at)
+		r := on.do(http.MethodPost, "/flywheel/rollouts/"+c.RolloutID+"/heartbeat", c.APIKey, nil, LeaseTokenHeader, c.LeaseToken)
 		if r.Status != http.StatusOK {
-			t.Fatalf("heartbeat: %d %s", r.Status, r.Body)
+			t.Fatalf("heartbeat at %s: %d %s", at, r.Status, r.Body)
 		}
 		r.decode(t, &hb)
 	}
-	time.Sleep(300 * time.Millisecond)
-	if a.signalled(wf.LeaseSignal, c.RolloutID) || b.signalled(wf.LeaseSignal, c.RolloutID) {
-		t.Fatal("a 60s lease was signalled at once")
+	quiet := func(when string) {
+		time.Sleep(300 * time.Millisecond)
+		if a.signalled(wf.LeaseSignal, c.RolloutID) || b.signalled(wf.LeaseSignal, c.RolloutID) || c3.signalled(wf.LeaseSignal, c.RolloutID) {
+			t.Fatalf("the workflow was signalled %s", when)
+		}
 	}
-	clock.advance(36 * time.Second) // 46s after the grant: past 60s - 15s
+	for range 3 {
+		heartbeat(b, 10*time.Second)
+	}
+	quiet("at once")
+	set(46 * time.Second) // past 60s - 15s: due, but the heartbeat deferred it to 70s - 15s
+	a.h.notices.reconcileOnce()
+	quiet("46s after the grant, 24s before the heartbeat's expiry")
+	heartbeat(c3, 50*time.Second)
+	a.h.notices.reconcileOnce()
+	quiet("after a heartbeat past the grant notice's first due time")
+	set(61 * time.Second) // GrantNoticeMaxDeferral after the grant
 	a.h.notices.reconcileOnce()
 	a.eventually("the grant is told", func() bool { return a.signalled(wf.LeaseSignal, c.RolloutID) })
 	a.temporal.mu.Lock()
@@ -226,7 +259,7 @@ func TestNotifier_TheReconcilerLeavesANoticeWaitingInTheQueueToIt(t *testing.T) 
 		}
 		e.h.inFlight.Add(1) // the queued notice keeps yielding
 		e.h.notices.notify(fwmodels.Notice{RolloutID: g.Rollout.ID, Epoch: g.Rollout.LeaseEpoch, Kind: fwmodels.NoticeOutput})
-		clock.advance(fwmodels.NoticeGrace + time.Second)
+		clock.advance(fwmodels.OutputNoticeGrace + time.Second)
 		if n := e.h.notices.reconcileOnce(); n != 0 {
 			t.Fatalf("the reconciler queued %d notices already waiting in the queue, want 0", n)
 		}
@@ -237,4 +270,26 @@ func TestNotifier_TheReconcilerLeavesANoticeWaitingInTheQueueToIt(t *testing.T) 
 			t.Fatalf("the workflow was told of the output %d times, want once", n)
 		}
 	})
+}
+
+// TestHandler_BusyForAnIdleGapAfterTheLastAgentRequest: a process counts as
+// busy while an agent request is in flight and for its idle gap after the
+// last one ended, so a notice waits for the lull after a burst rather
+// than slipping into the gaps between the burst's requests.
+func TestHandler_BusyForAnIdleGapAfterTheLastAgentRequest(t *testing.T) {
+	e := newTestEnv(t, Options{})
+	e.h.idleGap = time.Hour
+	if e.h.busy() {
+		t.Fatal("busy before any agent request")
+	}
+	if r := e.do(http.MethodPost, "/flywheel/claim", e.agentKey, nil); r.Status != http.StatusOK {
+		t.Fatalf("claim: %d %s", r.Status, r.Body)
+	}
+	if !e.h.busy() {
+		t.Fatal("idle within the idle gap after an agent request")
+	}
+	e.h.idleGap = 0
+	if e.h.busy() {
+		t.Fatal("busy past the idle gap with nothing in flight")
+	}
 }

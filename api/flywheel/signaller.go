@@ -3,9 +3,12 @@ package flywheel
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
+
+	"go.temporal.io/api/serviceerror"
 
 	wf "github.com/gatehouse/gatehouse/workflows/flywheel"
 )
@@ -68,8 +71,10 @@ const (
 	toldRetention = time.Minute
 )
 
-func newHeartbeatSignaller(t Temporal, log *slog.Logger) *heartbeatSignaller {
-	s := &heartbeatSignaller{temporal: t, log: log, now: time.Now, pending: map[string]*pendingSignal{},
+// newHeartbeatSignaller starts a signaller that reads the time from now,
+// the clock the handler stamps leases with.
+func newHeartbeatSignaller(t Temporal, log *slog.Logger, now func() time.Time) *heartbeatSignaller {
+	s := &heartbeatSignaller{temporal: t, log: log, now: now, pending: map[string]*pendingSignal{},
 		told: map[string]toldLease{}, wake: make(chan struct{}, 1), ready: make(chan string, 1<<16)}
 	for range signalWorkers {
 		go s.run()
@@ -229,6 +234,8 @@ func (s *heartbeatSignaller) run() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		err := s.temporal.SignalWorkflow(ctx, wf.WorkflowID(id), "", wf.LeaseSignal, p.u)
 		cancel()
+		var gone *serviceerror.NotFound
+		countSignal(signalHeartbeat, err, errors.As(err, &gone))
 		if err != nil {
 			s.log.Warn("heartbeat signal not delivered; the workflow re-reads the lease at expiry", "rollout_id", id, "err", err)
 			continue

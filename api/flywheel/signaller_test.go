@@ -47,7 +47,7 @@ func (s *slowTemporal) SignalWorkflow(_ context.Context, id, _, _ string, arg an
 func TestHeartbeatSignaller_CoalescesToTheNewestLeaseState(t *testing.T) {
 	t.Parallel()
 	tc := &slowTemporal{got: map[string][]wf.LeaseUpdate{}, release: make(chan struct{})}
-	s := newHeartbeatSignaller(tc, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := newHeartbeatSignaller(tc, slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now)
 	base := time.Unix(1_800_000_000, 0).UTC()
 	// Occupy every worker with one rollout each so the next heartbeats queue up.
 	for i := range signalWorkers {
@@ -96,7 +96,7 @@ func (r *recordingTemporal) SignalWorkflow(_ context.Context, id, _, _ string, a
 func TestHeartbeatSignaller_DefersToShortlyBeforeTheToldExpiryAndFoldsHeartbeats(t *testing.T) {
 	t.Parallel()
 	tc := &recordingTemporal{slowTemporal: slowTemporal{got: map[string][]wf.LeaseUpdate{}}}
-	s := newHeartbeatSignaller(tc, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := newHeartbeatSignaller(tc, slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now)
 	start := time.Now()
 	// The claim told the workflow: epoch 1 until start+3s. The signal of a
 	// heartbeat is due minDeliveryLead (2s) before that, at start+1s.
@@ -133,7 +133,7 @@ func TestHeartbeatSignaller_DefersToShortlyBeforeTheToldExpiryAndFoldsHeartbeats
 func TestHeartbeatSignaller_ForgetsADeferredSignalOnceTheOutputIsAccepted(t *testing.T) {
 	t.Parallel()
 	tc := &recordingTemporal{slowTemporal: slowTemporal{got: map[string][]wf.LeaseUpdate{}}}
-	s := newHeartbeatSignaller(tc, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := newHeartbeatSignaller(tc, slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now)
 	start := time.Now()
 	s.delivered("r", wf.LeaseUpdate{Epoch: 1, ExpiresAt: start.Add(2500 * time.Millisecond)}) // due at start+0.5s
 	s.enqueue("r", wf.LeaseUpdate{Epoch: 1, ExpiresAt: start.Add(4 * time.Second)})

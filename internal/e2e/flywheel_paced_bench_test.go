@@ -133,7 +133,12 @@ func pacedLeases(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, [
 		}
 		*into = append(*into, d)
 	}
+	stopProfile := func() {}
 	for beat := 1; beat <= pacedBeats; beat++ {
+		if beat == pacedBeats && gatehouse {
+			time.Sleep(time.Until(claimedAt[0].Add(time.Duration(beat)*pacedEvery - 100*time.Millisecond)))
+			stopProfile = profilePhase(b, "paced-last-beat")
+		}
 		for i, l := range leased {
 			due := claimedAt[i].Add(time.Duration(beat) * pacedEvery)
 			time.Sleep(time.Until(due))
@@ -150,6 +155,7 @@ func pacedLeases(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, [
 		}
 	}
 	wg.Wait()
+	stopProfile()
 	if len(failures) > 0 {
 		b.Fatalf("%d paced requests failed, the first: %v", len(failures), failures[0])
 	}

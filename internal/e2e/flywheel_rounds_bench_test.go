@@ -90,8 +90,10 @@ func runRounds(b *testing.B, measure roundSide) {
 		runGatehouse := func() {
 			enqueueRollouts(b, p.Stack, n, fmt.Sprintf("round %d ", r))
 			quiet()
+			before := scrapeSignals(b, p.Prod.APIMetricsURLs)
 			res.gatehouse, res.outputs = measure(b, ghQ, n, true)
 			quiet()
+			res.signals = scrapeSignals(b, p.Prod.APIMetricsURLs).perRollout(before, n)
 		}
 		if r%2 == 0 {
 			runBase()
@@ -113,6 +115,8 @@ func runRounds(b *testing.B, measure roundSide) {
 type roundResult struct {
 	base, gatehouse leaseFigures
 	outputs         []time.Duration
+	// signals are Gatehouse's workflow signals per rollout, by kind.
+	signals string
 }
 
 func (r roundResult) claimsRatio() float64 { return r.gatehouse.claimsPerSec / r.base.claimsPerSec }
@@ -121,10 +125,10 @@ func (r roundResult) hbRatio(p float64) float64 {
 }
 
 func (r roundResult) String() string {
-	return fmt.Sprintf("claims/s %.0f vs %.0f (%.0f%%); heartbeat p50 %.2f vs %.2f ms, p99 %.2f vs %.2f ms; output p50 %.2f ms",
+	return fmt.Sprintf("claims/s %.0f vs %.0f (%.0f%%); heartbeat p50 %.2f vs %.2f ms, p99 %.2f vs %.2f ms; output p50 %.2f ms; signals a rollout: %s",
 		r.gatehouse.claimsPerSec, r.base.claimsPerSec, 100*r.claimsRatio(),
 		pct(r.gatehouse.warm, 0.50), pct(r.base.warm, 0.50), pct(r.gatehouse.warm, 0.99), pct(r.base.warm, 0.99),
-		pct(r.outputs, 0.50))
+		pct(r.outputs, 0.50), r.signals)
 }
 
 // reportRounds reports the median of each per-round figure and how many

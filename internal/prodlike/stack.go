@@ -54,6 +54,9 @@ type Stack struct {
 	APIs, Workers []*Proc
 	// APIURLs are the replicas' own base URLs, behind the front.
 	APIURLs []string
+	// APIMetricsURLs are the replicas' /metrics, served apart from the
+	// public API (GATEHOUSE_METRICS_ADDR), in the order of APIURLs.
+	APIMetricsURLs []string
 	// TemporalAddress and Namespace locate the Temporal frontend.
 	TemporalAddress, Namespace string
 	// Temporal is the Temporal server process.
@@ -193,19 +196,21 @@ func (s *Stack) migrate(ctx context.Context) error {
 }
 
 func (s *Stack) startAPI(ctx context.Context, i int) error {
-	ports, err := freePorts(1)
+	ports, err := freePorts(2)
 	if err != nil {
 		return err
 	}
-	addr := loopback(ports[0])
+	addr, metrics := loopback(ports[0]), loopback(ports[1])
 	name := "api-" + strconv.Itoa(i)
 	p, err := startProc(name, filepath.Join(s.opts.Dir, name+".log"), s.opts.Gatehouse("api"),
-		append(append([]string{}, s.roleEnv...), "GATEHOUSE_HTTP_ADDR="+addr, "GATEHOUSE_DATA_DIR="+filepath.Join(s.opts.Dir, name)))
+		append(append([]string{}, s.roleEnv...), "GATEHOUSE_HTTP_ADDR="+addr, "GATEHOUSE_METRICS_ADDR="+metrics,
+			"GATEHOUSE_DATA_DIR="+filepath.Join(s.opts.Dir, name)))
 	if err != nil {
 		return err
 	}
 	s.APIs = append(s.APIs, p)
 	s.APIURLs = append(s.APIURLs, "http://"+addr)
+	s.APIMetricsURLs = append(s.APIMetricsURLs, "http://"+metrics+"/metrics")
 	return waitHTTP(ctx, p, "http://"+addr+"/readyz")
 }
 

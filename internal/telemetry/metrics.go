@@ -46,7 +46,7 @@ func New(ctx context.Context, otlpEndpoint string, opts ...Option) (*Telemetry, 
 		opt(&o)
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildinfo.Collector(), MCPToolPanics, MCPToolCalls, MCPToolDuration, LLMGatewayTokens)
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildinfo.Collector(), MCPToolPanics, MCPToolCalls, MCPToolDuration, LLMGatewayTokens, FlywheelSignals)
 	httpm := &HTTPMetrics{
 		Requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "gatehouse_http_requests_total",

@@ -21,10 +21,23 @@ const (
 // the reconciler of any process may send it instead.
 const NoticeGrace = 5 * time.Second
 
+// OutputNoticeGrace is NoticeGrace for an output's notice. It is longer:
+// the notice only lets the workflow close (the output is final in the
+// database already), and after a burst of outputs the writing process
+// drains its notices at Temporal's pace, for longer than NoticeGrace; a
+// reconciler that took them sooner would signal those workflows twice.
+const OutputNoticeGrace = 20 * time.Second
+
 // MinGrantNoticeLead is the least time before a lease's expiry at which
 // its workflow is told of the grant; the lead is a quarter of the lease
 // when that is longer.
 const MinGrantNoticeLead = 2 * time.Second
+
+// GrantNoticeMaxDeferral bounds how long heartbeats keep deferring a
+// grant's notice (GrantNoticeDueAgain): a lease that is still alive this
+// long after its grant is told to its workflow, which then hears of its
+// heartbeats once a lease length (api/flywheel's heartbeatSignaller).
+const GrantNoticeMaxDeferral = time.Minute
 
 // GrantNoticeDue is when the workflow must be told of a lease granted at
 // now for lease, expiring at expires: the workflow needs a grant only to
@@ -39,6 +52,36 @@ func GrantNoticeDue(now, expires time.Time, lease time.Duration) (due time.Time,
 		return floor, false
 	}
 	return due, true
+}
+
+// GrantNoticeDueAgain is when a grant notice that fell due is due again
+// instead of being sent, for a lease granted at grantedAt for lease and
+// now expiring at expires: heartbeats moved the expiry, so the notice
+// waits for shortly before the new one, as it did for the first; but no
+// later than GrantNoticeMaxDeferral after the grant. A time not after now
+// means: send it now.
+func GrantNoticeDueAgain(grantedAt, expires time.Time, lease time.Duration) time.Time {
+	again, bound := expires.Add(-grantNoticeLead(lease)), grantedAt.Add(GrantNoticeMaxDeferral)
+	if bound.Before(again) {
+		return bound
+	}
+	return again
+}
+
+// GrantNoticeWaitsUntil is until when the notice of a lease granted at
+// grantedAt and expiring then at grantedExpiry keeps waiting in the outbox
+// while every heartbeat lands at least a quarter of the lease before the
+// expiry it extends (zero: it was sent at once). Until then the notice,
+// when sent, carries the expiry of the latest heartbeat.
+func GrantNoticeWaitsUntil(grantedAt, grantedExpiry time.Time) time.Time {
+	due, deferred := GrantNoticeDue(grantedAt, grantedExpiry, grantedExpiry.Sub(grantedAt))
+	if !deferred {
+		return time.Time{}
+	}
+	if bound := grantedAt.Add(GrantNoticeMaxDeferral); bound.After(due) {
+		return bound
+	}
+	return due
 }
 
 func grantNoticeLead(lease time.Duration) time.Duration {
@@ -80,64 +123,110 @@ func (n Notice) Key() NoticeKey {
 }
 
 // DueNotices takes up to limit notices whose due time passed, oldest
-// first, and pushes their due time retry later, so a concurrent
-// reconciler (another API process) skips them and a notice this one fails
-// to send is retried then. On PostgreSQL the rows are taken FOR UPDATE SKIP
-// LOCKED in the same statement that pushes them. A grant notice whose lease
-// is still current carries the lease's expiry as it is now (heartbeats may
-// have moved it since the grant); its rollout is read by primary key
-// alone (rowStatusIs).
-func DueNotices(ctx context.Context, db *gorm.DB, now time.Time, retry time.Duration, limit int) ([]Notice, error) {
+// first, and returns those to send now, pushing their due time retry
+// later, so a concurrent reconciler (another API process) skips them and
+// a notice this one fails to send is retried then. A grant notice whose
+// lease is still current carries the lease's expiry as it is now; if
+// heartbeats moved that expiry, the notice is not returned but waits for
+// GrantNoticeDueAgain. full says that limit notices were taken (more may
+// be due). On PostgreSQL it is one statement, which takes the rows FOR
+// UPDATE SKIP LOCKED and reads each rollout by primary key alone
+// (rowStatusIs).
+func DueNotices(ctx context.Context, db *gorm.DB, now time.Time, retry time.Duration, limit int) (send []Notice, full bool, err error) {
 	now = dbTime(now)
 	next := now.Add(retry)
 	db = db.WithContext(ctx)
+	var rows []dueNotice
 	if db.Dialector.Name() == "postgres" {
-		var rows []dueNotice
-		err := db.Raw(dueNoticesPostgres,
-			map[string]any{"next": next, "now": now, "limit": limit, "leased": StatusLeased}).Find(&rows).Error
-		out := make([]Notice, len(rows))
-		for i, r := range rows {
-			out[i] = r.current()
-		}
-		return out, err
+		err = db.Raw(dueNoticesPostgres, dueNoticesArgs(now, next, limit)).Find(&rows).Error
+	} else {
+		rows, err = dueNoticesSQLite(db, now, next, limit)
 	}
-	var out []Notice
+	if err != nil {
+		return nil, false, err
+	}
+	for _, r := range rows {
+		if !r.Deferred {
+			send = append(send, r.current())
+		}
+	}
+	return send, len(rows) >= limit, nil
+}
+
+// dueNoticesArgs are dueNoticesPostgres's parameters.
+func dueNoticesArgs(now, next time.Time, limit int) map[string]any {
+	return map[string]any{"next": next, "now": now, "limit": limit, "leased": StatusLeased,
+		"grant": NoticeGrant, "min_lead": MinGrantNoticeLead.Seconds(), "max_deferral": GrantNoticeMaxDeferral.Seconds()}
+}
+
+// dueNoticesSQLite is DueNotices's statement on SQLite, in a transaction.
+func dueNoticesSQLite(db *gorm.DB, now, next time.Time, limit int) ([]dueNotice, error) {
+	var rows []dueNotice
 	err := db.Transaction(func(tx *gorm.DB) error {
-		if err := tx.Where("due_at <= ?", now).Order("due_at").Limit(limit).Find(&out).Error; err != nil {
+		var taken []Notice
+		if err := tx.Where("due_at <= ?", now).Order("due_at").Limit(limit).Find(&taken).Error; err != nil {
 			return err
 		}
-		for i := range out {
-			out[i].DueAt = next
-			if err := tx.Model(&Notice{}).Where("rollout_id = ? AND epoch = ? AND kind = ?", out[i].RolloutID, out[i].Epoch, out[i].Kind).
-				Update("due_at", next).Error; err != nil {
+		rows = make([]dueNotice, len(taken))
+		for i, n := range taken {
+			d := dueNotice{Notice: n}
+			var r Rollout
+			if err := tx.Where("id = ? AND lease_epoch = ? AND status = ?", n.RolloutID, n.Epoch, StatusLeased).
+				Take(&r).Error; err == nil {
+				d.CurrentExpiresAt = r.LeaseExpiresAt
+				d.Deferred, d.DueAt = grantDeferredAgain(n, r, now)
+			}
+			if !d.Deferred {
+				d.DueAt = next
+			}
+			if err := tx.Model(&Notice{}).Where("rollout_id = ? AND epoch = ? AND kind = ?", n.RolloutID, n.Epoch, n.Kind).
+				Update("due_at", d.DueAt).Error; err != nil {
 				return err
 			}
-			var r Rollout
-			if err := tx.Where("id = ? AND lease_epoch = ? AND status = ?", out[i].RolloutID, out[i].Epoch, StatusLeased).
-				Take(&r).Error; err == nil {
-				out[i] = dueNotice{Notice: out[i], CurrentExpiresAt: r.LeaseExpiresAt}.current()
-			}
+			rows[i] = d
 		}
 		return nil
 	})
-	return out, err
+	return rows, err
 }
 
-// dueNoticesPostgres is DueNotices on PostgreSQL in one statement: it
-// pushes the due time of up to @limit due notices (skipping those another
-// process holds) and returns each with its lease's expiry as the rollout's
-// row has it now (rowStatusIs).
-const dueNoticesPostgres = `UPDATE flywheel_notices n SET due_at = @next
-			FROM (SELECT rollout_id, epoch, kind FROM flywheel_notices WHERE due_at <= @now
-				ORDER BY due_at LIMIT @limit FOR UPDATE SKIP LOCKED) d
-			WHERE n.rollout_id = d.rollout_id AND n.epoch = d.epoch AND n.kind = d.kind
-			RETURNING n.*, (SELECT r.lease_expires_at FROM flywheel_rollouts r
-				WHERE r.id = n.rollout_id AND r.lease_epoch = n.epoch AND ` + rowStatusIs + `@leased) AS current_expires_at`
+// grantDeferredAgain tells whether grant notice n of the lease r holds
+// now waits again, and until when (GrantNoticeDueAgain).
+func grantDeferredAgain(n Notice, r Rollout, now time.Time) (bool, time.Time) {
+	if n.Kind != NoticeGrant || r.LeaseGrantedAt == nil || r.LeaseExpiresAt == nil {
+		return false, time.Time{}
+	}
+	lease := time.Duration(r.LeaseSeconds * float64(time.Second))
+	again := dbTime(GrantNoticeDueAgain(*r.LeaseGrantedAt, *r.LeaseExpiresAt, lease))
+	return again.After(now), again
+}
+
+// dueNoticesPostgres is DueNotices on PostgreSQL in one statement: it takes
+// up to @limit due notices (skipping those another process holds), reads
+// each one's lease as the rollout's row has it now (rowStatusIs; the LIMIT
+// keeps the planner from flattening the lookup into a join that scans
+// the rollouts), and sets
+// the due time of each: GrantNoticeDueAgain for a grant notice whose
+// lease heartbeats moved (deferred), @next for the rest.
+const dueNoticesPostgres = `WITH d AS (
+	SELECT n.rollout_id, n.epoch, n.kind, c.expires_at AS current_expires_at,
+		CASE WHEN n.kind = @grant AND c.granted_at IS NOT NULL THEN
+			LEAST(c.expires_at - make_interval(secs => GREATEST(c.lease_seconds / 4, @min_lead)),
+				c.granted_at + make_interval(secs => @max_deferral)) END AS again
+	FROM flywheel_notices n LEFT JOIN LATERAL (
+		SELECT lease_expires_at AS expires_at, lease_seconds, lease_granted_at AS granted_at FROM flywheel_rollouts
+		WHERE id = n.rollout_id AND lease_epoch = n.epoch AND ` + rowStatusIs + `@leased LIMIT 1) c ON true
+	WHERE n.due_at <= @now ORDER BY n.due_at LIMIT @limit FOR UPDATE OF n SKIP LOCKED)
+UPDATE flywheel_notices n SET due_at = CASE WHEN d.again > @now THEN d.again ELSE @next END
+	FROM d WHERE n.rollout_id = d.rollout_id AND n.epoch = d.epoch AND n.kind = d.kind
+	RETURNING n.*, d.current_expires_at, coalesce(d.again > @now, false) AS deferred`
 
 // dueNotice is a notice with its lease's expiry as the row has it now.
 type dueNotice struct {
 	Notice
 	CurrentExpiresAt *time.Time
+	// Deferred: a grant notice that waits again (GrantNoticeDueAgain).
+	Deferred bool
 }
 
 // current is the notice carrying the later of the granted and the current

@@ -48,7 +48,7 @@ func AcceptOutput(ctx context.Context, db *gorm.DB, h Holder, o Output, now time
 		if err := tx.Where("rollout_id = ? AND kind = ?", r.ID, NoticeGrant).Delete(&Notice{}).Error; err != nil {
 			return err // a grant still waiting: the output notice says all
 		}
-		return insertNotice(tx, Notice{RolloutID: r.ID, Epoch: epoch, Kind: NoticeOutput, DueAt: now.Add(NoticeGrace), CreatedAt: now})
+		return insertNotice(tx, Notice{RolloutID: r.ID, Epoch: epoch, Kind: NoticeOutput, DueAt: now.Add(OutputNoticeGrace), CreatedAt: now})
 	})
 	return epoch, sameBody, err
 }

@@ -58,7 +58,7 @@ func outputsArgs(batch []*batchedOutput) []any {
 	for i, x := range batch {
 		o := x.o
 		ids[i], keys[i], tokens[i], sums[i], texts[i] = x.h.RolloutID, Hash(x.h.APIKey), Hash(x.h.LeaseToken), o.BodySHA256, o.FinalText
-		nows[i], dues[i] = x.now, x.now.Add(NoticeGrace)
+		nows[i], dues[i] = x.now, x.now.Add(OutputNoticeGrace)
 		toolCalls[i], artifacts[i], reasons[i], details[i] = o.ToolCalls, o.Artifacts, o.ExclusionReason, o.ExclusionDetail
 		events[i], timings[i], fingerprints[i], landed[i] = o.Events, o.Timing, o.AgentFingerprint, o.ToolCallLanded
 		omitted[i], llmCalls[i], success[i] = o.ToolCallsOmittedCount, o.LLMCallCount, o.Success

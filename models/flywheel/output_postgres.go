@@ -41,7 +41,7 @@ func outputArgs(h Holder, o Output, now time.Time) []any {
 		now, h.RolloutID, Hash(h.APIKey), Hash(h.LeaseToken), StatusLeased,
 		o.BodySHA256, o.FinalText, o.ToolCalls, o.ToolCallsOmittedCount, o.LLMCallCount, o.Artifacts, o.Reward,
 		o.Success, o.ExclusionReason, o.ExclusionDetail, o.Events, o.Timing, o.AgentFingerprint, o.ToolCallLanded,
-		NoticeOutput, NoticeGrant, now.Add(NoticeGrace),
+		NoticeOutput, NoticeGrant, now.Add(OutputNoticeGrace),
 	}
 }
 

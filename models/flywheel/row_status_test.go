@@ -39,8 +39,7 @@ func TestRowStatements_FindTheRowByItsPrimaryKeyWhateverTheStatisticsSay(t *test
 		t.Fatal(err)
 	}
 	plans["output"] = planText(t, rows)
-	dueArgs := map[string]any{"next": now, "now": now, "limit": 10, "leased": StatusLeased}
-	if rows, err = db.Raw("EXPLAIN "+dueNoticesPostgres, dueArgs).Rows(); err != nil {
+	if rows, err = db.Raw("EXPLAIN "+dueNoticesPostgres, dueNoticesArgs(now, now, 10)).Rows(); err != nil {
 		t.Fatalf("due notices: %v", err)
 	}
 	plans["due notices"] = planText(t, rows)

@@ -37,12 +37,16 @@ func TestRollout_AGrantToldAfterItsExpiryAsksTheDatabaseBeforeRequeueing(t *test
 
 // TestRollout_AnOutputNoticeWithoutItsGrantCompletes: an output accepted
 // before its grant's notice was due drops that notice; the output notice
-// alone completes the rollout.
+// alone completes the rollout, and the workflow's status names the
+// output's lease.
 func TestRollout_AnOutputNoticeWithoutItsGrantCompletes(t *testing.T) {
 	h := newHarness(t, 3)
 	h.at(5*time.Second, func() { h.env.SignalWorkflow(OutputSignal, OutputNotice{Epoch: 1}) })
-	h.run(time.Hour, 0)
+	st := h.run(time.Hour, 0)
 	if len(h.store.finalized) != 1 || h.store.finalized[0].Status != StatusCompleted {
 		t.Fatalf("finalized %+v, want completed", h.store.finalized)
+	}
+	if st.Epoch != 1 {
+		t.Fatalf("status epoch %d, want the output's lease 1", st.Epoch)
 	}
 }

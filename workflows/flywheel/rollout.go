@@ -148,6 +148,9 @@ func (r *rollout) onOutput(c workflow.ReceiveChannel) {
 	c.ReceiveAsync(&n)
 	r.st.SignalsThisRun++
 	if n.Epoch >= r.st.Epoch {
+		// The output's lease may be one the workflow was never told of:
+		// heartbeats defer a grant's notice, and an output drops it.
+		r.st.Epoch = n.Epoch
 		r.finish(StatusCompleted, "", "")
 	}
 }
