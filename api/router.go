@@ -38,7 +38,10 @@ func New(d Deps) (*Server, error) {
 	engine.NoMethod(func(c *gin.Context) {
 		rest.Abort(c, http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed on this endpoint")
 	})
-	engine.Use(rest.Trace(), rest.RequestID(), rest.Recover(d.Log), rest.Observe(d.Log, d.Telemetry.HTTP), rest.LimitBody(d.Config.MaxBodyBytes), rest.GuardJSON())
+	if d.Telemetry.Tracing() { // else a span per request that nothing records: a dozen allocations
+		engine.Use(rest.Trace())
+	}
+	engine.Use(rest.RequestID(), rest.Recover(d.Log), rest.Observe(d.Log, d.Telemetry.HTTP), rest.LimitBody(d.Config.MaxBodyBytes), rest.GuardJSON())
 
 	if err := d.Telemetry.RegisterDomainMetrics(d.DB); err != nil {
 		return nil, err

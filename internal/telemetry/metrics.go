@@ -86,6 +86,10 @@ func (t *Telemetry) TemporalMetrics() client.MetricsHandler {
 	}), tagged: newTaggedHandlers()}
 }
 
+// Tracing tells whether this process exports traces (an OTLP endpoint or
+// an exporter was given); without it no span would be recorded.
+func (t *Telemetry) Tracing() bool { return t != nil && t.tracing != nil }
+
 // TemporalInterceptors returns the tracing interceptor when tracing is on.
 func (t *Telemetry) TemporalInterceptors() ([]interceptor.ClientInterceptor, error) {
 	if t.tracing == nil {
