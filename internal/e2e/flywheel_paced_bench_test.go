@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -40,9 +41,33 @@ const (
 // GATEHOUSE_BENCH_ROUNDS and GATEHOUSE_BENCH_FLYWHEEL_ROLLOUTS apply as
 // there.
 func BenchmarkProductionTopology_FlywheelPaced(b *testing.B) {
-	runRounds(b, func(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, []time.Duration) {
-		return pacedLeases(b, q, n, gatehouse)
-	})
+	runRounds(b, prodRoundStack, pacedLeases)
+}
+
+// BenchmarkFlywheelPaced is BenchmarkProductionTopology_FlywheelPaced on
+// gatehouse dev (SQLite, Temporal, api and worker in this process), 5,000
+// rollouts a round by default, beside the same plain lease server. Run:
+//
+//	go test ./internal/e2e -run '^$' -bench '^BenchmarkFlywheelPaced$' -benchtime=1x
+func BenchmarkFlywheelPaced(b *testing.B) {
+	if os.Getenv("GATEHOUSE_BENCH_FLYWHEEL_ROLLOUTS") == "" {
+		b.Setenv("GATEHOUSE_BENCH_FLYWHEEL_ROLLOUTS", "5000")
+	}
+	runRounds(b, devRoundStack, pacedLeases)
+}
+
+// devRoundStack starts gatehouse dev in this process for runRounds.
+func devRoundStack(b *testing.B) roundStack {
+	s := StartStack(b, StackOptions{})
+	meter := newSelfCPUMeter()
+	return roundStack{
+		q: leaser{base: s.APIURL, claimPath: "/flywheel/claim", claimToken: s.APIKey,
+			hbPath: func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" }},
+		enqueue:      func(b *testing.B, n int, prefix string) { enqueueRollouts(b, s, n, prefix) },
+		quiet:        func() time.Duration { return settle(meter, "bench") },
+		metricsURLs:  []string{s.APIURL + "/metrics"},
+		reportMemory: func(*testing.B) { reportInProcessMemory(b) },
+	}
 }
 
 // claimEach leases n rollouts one a claim, as n agents that each claim

@@ -33,7 +33,7 @@ import (
 // GATEHOUSE_BENCH_ROUNDS=<k> runs k rounds instead of 5;
 // GATEHOUSE_BENCH_FLYWHEEL_ROLLOUTS=<n> leases n rollouts a round instead of 2,000.
 func BenchmarkProductionTopology_FlywheelRounds(b *testing.B) {
-	runRounds(b, func(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, []time.Duration) {
+	runRounds(b, prodRoundStack, func(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, []time.Duration) {
 		f, leased := measureLeases(b, q, n)
 		if !gatehouse {
 			return f, nil
@@ -46,27 +46,31 @@ func BenchmarkProductionTopology_FlywheelRounds(b *testing.B) {
 // claims and heartbeats, and for Gatehouse its outputs' latencies.
 type roundSide func(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, []time.Duration)
 
-// runRounds starts one production topology and one plain SKIP LOCKED
-// lease server, measures both with measure in turns for several rounds,
-// and reports the rounds (reportRounds).
-func runRounds(b *testing.B, measure roundSide) {
-	n, rounds := benchRollouts(b, 2000), benchRounds(b, 5)
-	base := startSkipLockedProcess(b, n)
-	baseQ := base.leaser()
-	baseQ.cpu = nil // quiet meters the machine; a round reports ratios
+// roundStack is the Gatehouse side of a rounds benchmark: a stack, its
+// client, and what a round needs of it.
+type roundStack struct {
+	q leaser
+	// enqueue queues n fresh rollouts named after prefix.
+	enqueue func(b *testing.B, n int, prefix string)
+	// quiet waits for the machine's background work to end, and says how
+	// long it waited.
+	quiet func() time.Duration
+	// metricsURLs are where the api's /metrics (the signal counts) are.
+	metricsURLs []string
+	// reportMemory reports the stack's processes' memory.
+	reportMemory func(b *testing.B)
+}
+
+// prodRoundStack starts one production topology for runRounds.
+func prodRoundStack(b *testing.B) roundStack {
 	p := startProdStack(b, "GATEHOUSE_DATABASE_MAX_CONNS=16", "GATEHOUSE_DATABASE_MAX_IDLE_CONNS=16")
 	meter := newCPUMeter(p.Prod)
-	ghQ := leaser{base: p.APIURL, claimPath: "/flywheel/claim", claimToken: p.APIKey,
-		hbPath:   func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" },
-		replicas: hostPorts(b, p.Prod.APIURLs)}
 	// quiet waits for the stack's background work to end, so neither side
 	// is timed while it runs: the workflow tasks of an enqueue, and after
 	// the outputs the rollouts' workflows finishing (on a 2-core machine
 	// Temporal and its database were measured busy for over a minute after
-	// 2,000 outputs). It gives up after five settle windows. Each wait is
-	// noted in the round's log line (a benchmark keeps only ten lines).
-	var waits []string
-	quiet := func() {
+	// 2,000 outputs). It gives up after five settle windows.
+	quiet := func() time.Duration {
 		var took time.Duration
 		for try := 0; try < 5; try++ {
 			t := settle(meter, "temporal", "worker", "api", "postgres", "postgres-temporal", "postgres-background")
@@ -75,8 +79,32 @@ func runRounds(b *testing.B, measure roundSide) {
 				break
 			}
 		}
-		waits = append(waits, took.Round(100*time.Millisecond).String())
+		return took
 	}
+	return roundStack{
+		q: leaser{base: p.APIURL, claimPath: "/flywheel/claim", claimToken: p.APIKey,
+			hbPath:   func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" },
+			replicas: hostPorts(b, p.Prod.APIURLs)},
+		enqueue:      func(b *testing.B, n int, prefix string) { enqueueRollouts(b, p.Stack, n, prefix) },
+		quiet:        quiet,
+		metricsURLs:  p.Prod.APIMetricsURLs,
+		reportMemory: func(b *testing.B) { reportProcessMemory(b, p) },
+	}
+}
+
+// runRounds starts the Gatehouse side (stack) and one plain SKIP LOCKED
+// lease server, measures both with measure in turns for several rounds,
+// and reports the rounds (reportRounds).
+func runRounds(b *testing.B, stack func(*testing.B) roundStack, measure roundSide) {
+	n, rounds := benchRollouts(b, 2000), benchRounds(b, 5)
+	base := startSkipLockedProcess(b, n)
+	baseQ := base.leaser()
+	baseQ.cpu = nil // quiet meters the machine; a round reports ratios
+	gh := stack(b)
+	// Each wait for quiet is noted in the round's log line (a benchmark
+	// keeps only ten lines).
+	var waits []string
+	quiet := func() { waits = append(waits, gh.quiet().Round(100*time.Millisecond).String()) }
 	var results []roundResult
 	for r := range rounds {
 		var res roundResult
@@ -88,12 +116,12 @@ func runRounds(b *testing.B, measure roundSide) {
 			res.base, _ = measure(b, baseQ, n, false)
 		}
 		runGatehouse := func() {
-			enqueueRollouts(b, p.Stack, n, fmt.Sprintf("round %d ", r))
+			gh.enqueue(b, n, fmt.Sprintf("round %d ", r))
 			quiet()
-			before := scrapeSignals(b, p.Prod.APIMetricsURLs)
-			res.gatehouse, res.outputs = measure(b, ghQ, n, true)
+			before := scrapeSignals(b, gh.metricsURLs)
+			res.gatehouse, res.outputs = measure(b, gh.q, n, true)
 			quiet()
-			res.signals = scrapeSignals(b, p.Prod.APIMetricsURLs).perRollout(before, n)
+			res.signals = scrapeSignals(b, gh.metricsURLs).perRollout(before, n)
 		}
 		if r%2 == 0 {
 			runBase()
@@ -108,7 +136,7 @@ func runRounds(b *testing.B, measure roundSide) {
 	}
 	b.StopTimer()
 	reportRounds(b, results)
-	reportProcessMemory(b, p)
+	gh.reportMemory(b)
 }
 
 // roundResult is one round of BenchmarkProductionTopology_FlywheelRounds.
