@@ -33,9 +33,10 @@ func BenchmarkHeartbeat_SQLite(b *testing.B) {
 }
 
 // benchSQLite opens a new SQLite database as models.Open sets one up (its
-// DSN from sqlitedsn, one connection), closed after the benchmark; models
-// imports this package, so its internal benchmarks cannot call models.Open.
-func benchSQLite(b *testing.B) *gorm.DB {
+// DSN from sqlitedsn, one connection), closed after the test or benchmark;
+// models imports this package, so its internal tests cannot call
+// models.Open.
+func benchSQLite(b testing.TB) *gorm.DB {
 	db, err := gorm.Open(sqlite.Open(sqlitedsn.For(filepath.Join(b.TempDir(), "bench.db"))), &gorm.Config{SkipDefaultTransaction: true, TranslateError: true, Logger: logger.Discard})
 	if err != nil {
 		b.Fatal(err)

@@ -9,19 +9,19 @@ import (
 	"gorm.io/gorm"
 )
 
-// OutputBatcher accepts outputs exactly as AcceptOutput does, but on
-// PostgreSQL the outputs that arrive while a commit is under way are
-// committed together: one statement (acceptOutputsPostgres), one round
-// trip and one WAL flush for the batch, where one statement per output
-// pays its own. An output that arrives at an idle batcher goes at once, so
-// a batch never waits for company; a burst forms batches by itself while
-// the previous ones commit. Each output is still answered only after its
-// commit, so an accepted output is as durable as before.
-//
-// On other databases it calls AcceptOutput.
+// OutputBatcher accepts outputs exactly as AcceptOutput does, but the
+// outputs that arrive while a commit is under way are committed together:
+// on PostgreSQL one statement (acceptOutputsPostgres), one round trip and
+// one WAL flush for the batch, where one statement per output pays its
+// own; on SQLite one transaction (commitSQLite), one commit where each
+// output paid its own. An output that arrives at an idle batcher goes at
+// once, so a batch never waits for company; a burst forms batches by
+// itself while the previous ones commit. Each output is still answered
+// only after its commit, so an accepted output is as durable as before.
 type OutputBatcher struct {
-	db    *gorm.DB
-	queue chan *batchedOutput
+	db     *gorm.DB
+	queue  chan *batchedOutput
+	sqlite bool
 }
 
 // batchedOutput is one caller's output waiting in an OutputBatcher.
@@ -38,25 +38,29 @@ type batchAnswer struct {
 	epoch    int64
 	accepted bool
 	err      error
+	// sameBody answers a repeat (err ErrOutputAccepted) on SQLite, whose
+	// commit names each refusal itself.
+	sameBody bool
 }
 
-// Output batching: batches committing at once per process, the largest
-// batch, and how long one commit may take.
+// Output batching: batches committing at once per process (one on
+// SQLite, which has one writer), the largest batch, and how long one
+// commit may take.
 const (
 	outputCommitters   = 2
 	outputBatchMax     = 64
 	outputBatchTimeout = 10 * time.Second
 )
 
-// NewOutputBatcher starts the batcher's committers on PostgreSQL. They
-// live as long as the process.
+// NewOutputBatcher starts the batcher's committers. They live as long as
+// the process.
 func NewOutputBatcher(db *gorm.DB) *OutputBatcher {
-	b := &OutputBatcher{db: db}
-	if db.Dialector.Name() != "postgres" {
-		return b
+	b := &OutputBatcher{db: db, sqlite: db.Dialector.Name() == "sqlite", queue: make(chan *batchedOutput, 4*outputBatchMax)}
+	committers := outputCommitters
+	if b.sqlite {
+		committers = 1
 	}
-	b.queue = make(chan *batchedOutput, 4*outputBatchMax)
-	for range outputCommitters {
+	for range committers {
 		go b.run()
 	}
 	return b
@@ -83,7 +87,7 @@ func (b *OutputBatcher) Accept(ctx context.Context, h Holder, o Output, now time
 func (b *OutputBatcher) resolve(ctx context.Context, x *batchedOutput, a batchAnswer) (int64, bool, error) {
 	switch {
 	case a.err != nil:
-		return 0, false, a.err
+		return 0, a.sameBody, a.err
 	case a.accepted:
 		return a.epoch, false, nil
 	}
@@ -139,6 +143,10 @@ func (b *OutputBatcher) commit(batch []*batchedOutput) {
 	ctx, cancel := context.WithTimeout(context.Background(), outputBatchTimeout)
 	defer cancel()
 	db := b.db.WithContext(ctx)
+	if b.sqlite {
+		commitSQLite(db, batch)
+		return
+	}
 	if len(batch) == 1 {
 		answerAlone(db, batch[0])
 		return

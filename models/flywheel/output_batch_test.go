@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // commitTogether commits xs as one batch, as a committer does, and
@@ -54,9 +56,26 @@ func storedOutputRow(t *testing.T, b *OutputBatcher, id string) string {
 // they would get alone and leave nothing behind.
 func TestOutputBatch_AcceptsEachOutputOnceAndRefusesEachForItsOwnReason(t *testing.T) {
 	t.Parallel()
-	db := freshPostgresSchema(t)
+	eachBatchStore(t, checkBatchAnswers)
+}
+
+// eachBatchStore runs check on a fresh PostgreSQL schema and on a fresh
+// SQLite database.
+func eachBatchStore(t *testing.T, check func(t *testing.T, db *gorm.DB)) {
+	for _, store := range []struct {
+		name string
+		open func(testing.TB) *gorm.DB
+	}{{"postgres", freshPostgresSchema}, {"sqlite", benchSQLite}} {
+		t.Run(store.name, func(t *testing.T) {
+			t.Parallel()
+			check(t, store.open(t))
+		})
+	}
+}
+
+func checkBatchAnswers(t *testing.T, db *gorm.DB) {
 	hs := leaseAll(t, db, 7, nil)
-	b := &OutputBatcher{db: db}
+	b := &OutputBatcher{db: db, sqlite: db.Dialector.Name() == "sqlite"}
 	now := time.Now()
 	reward := 0.1
 	reward += 0.2 // 0.30000000000000004: every digit must survive
@@ -65,10 +84,10 @@ func TestOutputBatch_AcceptsEachOutputOnceAndRefusesEachForItsOwnReason(t *testi
 		ExclusionReason: ptr("capacity"), ExclusionDetail: ptr("why"), Events: ptr(`[]`), Timing: ptr(`{"ms":1}`),
 		AgentFingerprint: ptr(`{"v":"1"}`), ToolCallLanded: ptr(`[true,null]`)}
 	bare := Output{BodySHA256: "bare", FinalText: ""}
-	if _, _, err := acceptOutputOneStatement(db, hs[5], bare, now); err != nil {
+	if _, _, err := AcceptOutput(context.Background(), db, hs[5], bare, now); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := acceptOutputOneStatement(db, hs[6], full, now); err != nil {
+	if _, _, err := AcceptOutput(context.Background(), db, hs[6], full, now); err != nil {
 		t.Fatal(err)
 	}
 	forged := hs[2]
@@ -141,7 +160,10 @@ func TestOutputBatch_AValueTheStoreRefusesFailsOnlyItsOwnOutput(t *testing.T) {
 // and answered output_already_accepted with same_body once.
 func TestOutputBatcher_ConcurrentRepeatsStoreEachOutputOnce(t *testing.T) {
 	t.Parallel()
-	db := freshPostgresSchema(t)
+	eachBatchStore(t, checkConcurrentRepeats)
+}
+
+func checkConcurrentRepeats(t *testing.T, db *gorm.DB) {
 	hs := leaseAll(t, db, 48, nil)
 	b := NewOutputBatcher(db)
 	var (

@@ -1,0 +1,28 @@
+package flywheel
+
+import "gorm.io/gorm"
+
+// commitSQLite accepts a batch of outputs of distinct rollouts in one
+// SQLite transaction, each as AcceptOutput would alone, and answers each
+// after the commit. An output refused for its own reason (outputRefused)
+// wrote nothing and gets that refusal; any other error undoes the whole
+// batch and is every output's answer, as a failed commit would be.
+func commitSQLite(db *gorm.DB, batch []*batchedOutput) {
+	answers := make([]batchAnswer, len(batch))
+	err := db.Transaction(func(tx *gorm.DB) error {
+		for i, x := range batch {
+			epoch, same, err := acceptOutputTx(tx, x.h, x.o, x.now)
+			if err != nil && !outputRefused(err) {
+				return err
+			}
+			answers[i] = batchAnswer{epoch: epoch, accepted: err == nil, err: err, sameBody: same}
+		}
+		return nil
+	})
+	for i, x := range batch {
+		if err != nil {
+			answers[i] = batchAnswer{err: err}
+		}
+		x.done <- answers[i]
+	}
+}
