@@ -36,8 +36,10 @@ type notifier struct {
 	queue     chan queuedNotice
 	delivered chan models.NoticeKey
 	// retry is how long a reconciled notice waits before it is sent again;
-	// every is how often the reconciler looks for due notices.
+	// every is how often the reconciler looks for due notices, taking at
+	// most batch of them a statement.
 	retry, every time.Duration
+	batch        int
 	// busy reports whether agent requests are in flight in this process;
 	// a queued notice yields to them for at most yield after it was queued
 	// (outputYield for an output's notice).
@@ -88,7 +90,7 @@ const (
 func newNotifier(db *gorm.DB, t Temporal, log *slog.Logger, now func() time.Time, hb *heartbeatSignaller, busy func() bool) *notifier {
 	n := &notifier{db: db, temporal: t, log: log, now: now, heartbeats: hb,
 		queue: make(chan queuedNotice, 1<<14), delivered: make(chan models.NoticeKey, 1<<14),
-		retry: noticeRetry, every: noticeReconcile, busy: busy, yield: noticeYield, outputYield: outputNoticeYield}
+		retry: noticeRetry, every: noticeReconcile, batch: noticeBatch, busy: busy, yield: noticeYield, outputYield: outputNoticeYield}
 	for range noticeWorkers {
 		go n.run()
 	}
@@ -207,15 +209,19 @@ func (n *notifier) reconcile() {
 // reconcileOnce takes the due notices (pushing their next try n.retry
 // later, or deferring a grant whose lease heartbeats moved) and queues
 // those not already waiting in this process's queue; it returns how many
-// it queued. While batches come back full it takes another, up to
-// noticeRounds: a claim burst's grant notices fall due together, and most
-// of them only wait again.
+// it queued. While batches come back full and no agent request is being
+// served it takes another, up to noticeRounds: a claim burst's grant
+// notices fall due together, and most of them only wait again, but that
+// work yields to the agents (on SQLite each batch holds the one writer).
 func (n *notifier) reconcileOnce() int {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	queued := 0
-	for range noticeRounds {
-		due, full, err := models.DueNotices(ctx, n.db, n.now(), n.retry, noticeBatch)
+	for round := range noticeRounds {
+		if round > 0 && n.busy() {
+			break
+		}
+		due, full, err := models.DueNotices(ctx, n.db, n.now(), n.retry, n.batch)
 		if err != nil {
 			n.log.Warn("reconcile notices", "err", err)
 			return queued

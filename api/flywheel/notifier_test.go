@@ -293,3 +293,26 @@ func TestHandler_BusyForAnIdleGapAfterTheLastAgentRequest(t *testing.T) {
 		t.Fatal("busy past the idle gap with nothing in flight")
 	}
 }
+
+// TestNotifier_TheReconcilerTakesMoreBatchesOnlyWhileIdle: with more due
+// notices than a batch, an idle process takes batch after batch in one
+// pass; a busy one takes a single batch and leaves the rest to its next
+// tick.
+func TestNotifier_TheReconcilerTakesMoreBatchesOnlyWhileIdle(t *testing.T) {
+	clock := &offsetClock{}
+	e := newTestEnv(t, Options{Now: clock.now})
+	for range 3 {
+		e.lease(time.Hour)
+	}
+	e.h.notices.batch = 1
+	clock.advance(time.Minute) // every grant notice is due
+	e.h.inFlight.Add(1)        // an agent request is being served
+	if n := e.h.notices.reconcileOnce(); n != 1 {
+		t.Fatalf("a busy process took %d notices, want one batch of 1", n)
+	}
+	e.h.inFlight.Add(-1)
+	e.h.idleGap = 0
+	if n := e.h.notices.reconcileOnce(); n != 2 {
+		t.Fatalf("an idle process took %d notices, want the other 2 in one pass", n)
+	}
+}
