@@ -92,7 +92,7 @@ type Handler struct {
 	inFlight atomic.Int64
 	lastDone atomic.Int64
 	started  time.Time
-	idleGap  time.Duration
+	idleGap  atomic.Int64 // a time.Duration
 }
 
 // noticeIdleGap is how long after its last agent request a process still
@@ -145,7 +145,8 @@ func New(db *gorm.DB, t Temporal, log *slog.Logger, opts Options) (*Handler, err
 	hb := newHeartbeatSignaller(t, log, opts.Now)
 	h := &Handler{db: db, temporal: t, schemas: schemas, opts: opts, log: log, heartbeats: hb,
 		agents: newAgentAuth(db, opts.AuthCacheTTL, opts.Now), heartbeatGate: newFairGate(opts.HeartbeatDB),
-		outputs: models.NewOutputBatcher(db), started: time.Now(), idleGap: noticeIdleGap}
+		outputs: models.NewOutputBatcher(db), started: time.Now()}
+	h.idleGap.Store(int64(noticeIdleGap))
 	h.lastDone.Store(-int64(time.Hour))
 	h.notices = newNotifier(db, t, log, opts.Now, hb, h.busy)
 	return h, nil
@@ -168,7 +169,7 @@ func (h *Handler) requestDone() {
 // busy tells whether agent requests are in flight or one ended less than
 // idleGap ago.
 func (h *Handler) busy() bool {
-	return h.inFlight.Load() > 0 || time.Since(h.started)-time.Duration(h.lastDone.Load()) < h.idleGap
+	return h.inFlight.Load() > 0 || time.Since(h.started)-time.Duration(h.lastDone.Load()) < time.Duration(h.idleGap.Load())
 }
 
 // clampLease applies the configured bounds to a requested lease.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.temporal.io/api/serviceerror"
@@ -39,7 +40,7 @@ type notifier struct {
 	// every is how often the reconciler looks for due notices, taking at
 	// most batch of them a statement.
 	retry, every time.Duration
-	batch        int
+	batch        atomic.Int64
 	// busy reports whether agent requests are in flight in this process;
 	// a queued notice yields to them for at most yield after it was queued
 	// (outputYield for an output's notice).
@@ -90,7 +91,8 @@ const (
 func newNotifier(db *gorm.DB, t Temporal, log *slog.Logger, now func() time.Time, hb *heartbeatSignaller, busy func() bool) *notifier {
 	n := &notifier{db: db, temporal: t, log: log, now: now, heartbeats: hb,
 		queue: make(chan queuedNotice, 1<<14), delivered: make(chan models.NoticeKey, 1<<14),
-		retry: noticeRetry, every: noticeReconcile, batch: noticeBatch, busy: busy, yield: noticeYield, outputYield: outputNoticeYield}
+		retry: noticeRetry, every: noticeReconcile, busy: busy, yield: noticeYield, outputYield: outputNoticeYield}
+	n.batch.Store(noticeBatch)
 	for range noticeWorkers {
 		go n.run()
 	}
@@ -221,7 +223,7 @@ func (n *notifier) reconcileOnce() int {
 		if round > 0 && n.busy() {
 			break
 		}
-		due, full, err := models.DueNotices(ctx, n.db, n.now(), n.retry, n.batch)
+		due, full, err := models.DueNotices(ctx, n.db, n.now(), n.retry, int(n.batch.Load()))
 		if err != nil {
 			n.log.Warn("reconcile notices", "err", err)
 			return queued

@@ -278,7 +278,7 @@ func TestNotifier_TheReconcilerLeavesANoticeWaitingInTheQueueToIt(t *testing.T) 
 // than slipping into the gaps between the burst's requests.
 func TestHandler_BusyForAnIdleGapAfterTheLastAgentRequest(t *testing.T) {
 	e := newTestEnv(t, Options{})
-	e.h.idleGap = time.Hour
+	e.h.idleGap.Store(int64(time.Hour))
 	if e.h.busy() {
 		t.Fatal("busy before any agent request")
 	}
@@ -288,7 +288,7 @@ func TestHandler_BusyForAnIdleGapAfterTheLastAgentRequest(t *testing.T) {
 	if !e.h.busy() {
 		t.Fatal("idle within the idle gap after an agent request")
 	}
-	e.h.idleGap = 0
+	e.h.idleGap.Store(0)
 	if e.h.busy() {
 		t.Fatal("busy past the idle gap with nothing in flight")
 	}
@@ -304,14 +304,14 @@ func TestNotifier_TheReconcilerTakesMoreBatchesOnlyWhileIdle(t *testing.T) {
 	for range 3 {
 		e.lease(time.Hour)
 	}
-	e.h.notices.batch = 1
+	e.h.notices.batch.Store(1)
 	clock.advance(time.Minute) // every grant notice is due
 	e.h.inFlight.Add(1)        // an agent request is being served
 	if n := e.h.notices.reconcileOnce(); n != 1 {
 		t.Fatalf("a busy process took %d notices, want one batch of 1", n)
 	}
 	e.h.inFlight.Add(-1)
-	e.h.idleGap = 0
+	e.h.idleGap.Store(0)
 	if n := e.h.notices.reconcileOnce(); n != 2 {
 		t.Fatalf("an idle process took %d notices, want the other 2 in one pass", n)
 	}
