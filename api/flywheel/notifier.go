@@ -2,13 +2,11 @@ package flywheel
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"go.temporal.io/api/serviceerror"
 	"gorm.io/gorm"
 
 	models "github.com/gatehouse/gatehouse/models/flywheel"
@@ -124,9 +122,8 @@ func (n *notifier) run() {
 		err := n.send(ctx, x)
 		cancel()
 		n.pending.Delete(x.Key())
-		var gone *serviceerror.NotFound
-		countSignal(x.Kind, err, errors.As(err, &gone))
-		if err != nil && !errors.As(err, &gone) {
+		countSignal(x.Kind, err)
+		if err != nil && !workflowEnded(err) {
 			n.log.Warn("notice not delivered; the reconciler retries it", "rollout_id", x.RolloutID, "kind", x.Kind, "err", err)
 			continue
 		}
@@ -230,7 +227,7 @@ func (n *notifier) reconcileOnce() int {
 		}
 		fresh := due[:0]
 		for _, x := range due {
-			if _, queued := n.pending.Load(x.Key()); !queued {
+			if _, waiting := n.pending.Load(x.Key()); !waiting {
 				fresh = append(fresh, x)
 			}
 		}

@@ -3,12 +3,9 @@ package flywheel
 import (
 	"container/heap"
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 	"time"
-
-	"go.temporal.io/api/serviceerror"
 
 	wf "github.com/gatehouse/gatehouse/workflows/flywheel"
 )
@@ -234,8 +231,7 @@ func (s *heartbeatSignaller) run() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		err := s.temporal.SignalWorkflow(ctx, wf.WorkflowID(id), "", wf.LeaseSignal, p.u)
 		cancel()
-		var gone *serviceerror.NotFound
-		countSignal(signalHeartbeat, err, errors.As(err, &gone))
+		countSignal(signalHeartbeat, err)
 		if err != nil {
 			s.log.Warn("heartbeat signal not delivered; the workflow re-reads the lease at expiry", "rollout_id", id, "err", err)
 			continue

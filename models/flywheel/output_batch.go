@@ -68,9 +68,6 @@ func NewOutputBatcher(db *gorm.DB) *OutputBatcher {
 
 // Accept stores the holder's output once, as AcceptOutput.
 func (b *OutputBatcher) Accept(ctx context.Context, h Holder, o Output, now time.Time) (epoch int64, sameBody bool, err error) {
-	if b.queue == nil {
-		return AcceptOutput(ctx, b.db, h, o, now)
-	}
 	x := &batchedOutput{h: h, o: o, now: dbTime(now), done: make(chan batchAnswer, 1)}
 	select {
 	case b.queue <- x:
