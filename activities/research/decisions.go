@@ -92,7 +92,8 @@ func (a *DecisionActivities) artifact(ctx context.Context, q wf.DecisionQuery) (
 		problems = strings.Split(art.Problems, "\n")
 	}
 	return wf.DecisionRecord{Artifact: &wf.ReflectionArtifact{LensID: art.LensID, ArtifactRef: wf.ArtifactRef{ArtifactID: art.ID,
-		Role: art.Role, Path: art.Path, Attempt: art.Attempt, SHA256: art.SHA256, Size: art.Size, Valid: art.Valid, Problems: problems}}}, nil
+		Role: art.Role, Path: art.Path, Attempt: art.Attempt, SHA256: art.SHA256, Size: art.Size, Valid: art.Valid, Problems: problems,
+		UploadedAt: art.UploadedAt.UTC()}}}, nil
 }
 
 func (a *DecisionActivities) review(ctx context.Context, q wf.DecisionQuery) (wf.DecisionRecord, error) {

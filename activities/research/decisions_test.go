@@ -111,7 +111,8 @@ func TestVerifyDecision_OnlyARecordTheApiWroteBacksAGateSignal(t *testing.T) {
 			}
 		}
 		rec, err := verifyIn(t, db, q(wf.ArtifactLandedSignal, "art_up", now))
-		if err != nil || rec.Artifact == nil || rec.Artifact.Valid || rec.Artifact.SHA256 != "ab" || len(rec.Artifact.Problems) != 2 {
+		if err != nil || rec.Artifact == nil || rec.Artifact.Valid || rec.Artifact.SHA256 != "ab" || len(rec.Artifact.Problems) != 2 ||
+			time.Since(rec.Artifact.UploadedAt) > time.Minute || time.Since(rec.Artifact.UploadedAt) < 0 {
 			t.Errorf("uploaded artifact: %+v, %v", rec.Artifact, err)
 		}
 		rec, err = verifyIn(t, db, q(wf.ReviewVerdictSignal, "rr_ok", now))

@@ -6,12 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/mocks"
 	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/models/modelstest"
 	"github.com/gatehouse/gatehouse/models/platform"
 	models "github.com/gatehouse/gatehouse/models/research"
+	wf "github.com/gatehouse/gatehouse/workflows/research"
 )
 
 // reviewService is a service over one experiment with a design review
@@ -112,4 +115,96 @@ func assertRequestUntouched(t *testing.T, db *gorm.DB, id string) {
 	if n != 0 {
 		t.Fatalf("a refused review.start opened %d sessions", n)
 	}
+}
+
+// TestReviewStart_AChangedTargetIsRefusedWithBothSnapshots: a request made
+// for a snapshot the target has left is refused as a conflict naming both
+// snapshots, and neither the request nor any session changes.
+func TestReviewStart_AChangedTargetIsRefusedWithBothSnapshots(t *testing.T) {
+	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
+		s := reviewService(t, db)
+		if err := db.Model(&models.ReviewRequest{}).Where("id = ?", "rr_design").
+			Update("snapshot_json", `{"status":"design_review","attempt_index":0,"artifacts":[]}`).Error; err != nil {
+			t.Fatal(err)
+		}
+		st := wf.ExperimentState{ProjectID: "prj_r", ExperimentID: "exp_r", Status: "design_review",
+			Artifacts: map[string]wf.ArtifactRef{"plan": {ArtifactID: "art_new", Role: "plan", SHA256: "bb"}}}
+		s.Temporal.(*mocks.Client).On("QueryWorkflow", mock.Anything, wf.ExperimentWorkflowID("exp_r"), "", wf.StateQuery).
+			Return(queriedState{st}, nil)
+		_, terr := s.Invoke(context.Background(), reviewerKey, "review.start", startArgs("rr_design", "rp_design", "rev"))
+		if terr == nil || terr.Code != CodeConflict {
+			t.Fatalf("review.start on a changed target: %+v", terr)
+		}
+		raw, _ := json.Marshal(terr.Details)
+		var details struct {
+			Requested struct{ Status string } `json:"requested_snapshot"`
+			Current   targetSnapshot          `json:"current_snapshot"`
+		}
+		if err := json.Unmarshal(raw, &details); err != nil || details.Requested.Status != "design_review" ||
+			details.Current.SnapshotToken != st.SnapshotToken() || len(details.Current.Artifacts) != 1 ||
+			details.Current.Artifacts[0].ArtifactID != "art_new" {
+			t.Fatalf("details %s (%v): want the requested and the current snapshot", raw, err)
+		}
+		assertRequestUntouched(t, db, "rr_design")
+	})
+}
+
+// TestReviewStart_AStartTheWorkflowWasNotToldOfCanBeRetried: when the
+// target's workflow cannot be told (Temporal or every worker unreachable),
+// review.start answers a retryable error and records nothing, so the
+// reviewer's retry opens the session instead of finding the single-use
+// capability spent.
+func TestReviewStart_AStartTheWorkflowWasNotToldOfCanBeRetried(t *testing.T) {
+	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
+		s := reviewService(t, db)
+		tc := s.Temporal.(*mocks.Client)
+		st := wf.ExperimentState{ProjectID: "prj_r", ExperimentID: "exp_r", Status: "design_review"}
+		if err := db.Model(&models.ReviewRequest{}).Where("id = ?", "rr_design").Update("snapshot_token", st.SnapshotToken()).Error; err != nil {
+			t.Fatal(err)
+		}
+		tc.On("QueryWorkflow", mock.Anything, wf.ExperimentWorkflowID("exp_r"), "", wf.StateQuery).Return(queriedState{st}, nil)
+		tc.On("UpdateWorkflow", mock.Anything, mock.Anything).Return(nil, serviceerror.NewUnavailable("no worker accepted the update")).Once()
+		_, terr := s.Invoke(context.Background(), reviewerKey, "review.start", startArgs("rr_design", "rp_design", "rev"))
+		if terr == nil || terr.Code != CodeUnavailable {
+			t.Fatalf("review.start with the workflow unreachable: %+v, want unavailable", terr)
+		}
+		assertRequestUntouched(t, db, "rr_design")
+
+		told := &mocks.WorkflowUpdateHandle{}
+		told.On("Get", mock.Anything, mock.Anything).Return(nil)
+		tc.On("UpdateWorkflow", mock.Anything, mock.Anything).Return(told, nil).Once()
+		out, terr := s.Invoke(context.Background(), reviewerKey, "review.start", startArgs("rr_design", "rp_design", "rev"))
+		if terr != nil {
+			t.Fatalf("the retried review.start: %+v", terr)
+		}
+		var r models.ReviewRequest
+		if err := db.Where("id = ?", "rr_design").Take(&r).Error; err != nil || r.Status != models.ReviewStarted {
+			t.Fatalf("request after the retry: %+v, %v (answer %+v)", r, err, out)
+		}
+	})
+}
+
+// TestReviewRequest_ARequestTheWorkflowWasNotToldOfIsNotStored: when the
+// target's workflow cannot be told, review.request answers a retryable
+// error and stores nothing, so no orphan request holds the kind's one
+// open review against another role.
+func TestReviewRequest_ARequestTheWorkflowWasNotToldOfIsNotStored(t *testing.T) {
+	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
+		s := reviewService(t, db)
+		if err := db.Where("1 = 1").Delete(&models.ReviewRequest{}).Error; err != nil {
+			t.Fatal(err)
+		}
+		tc := s.Temporal.(*mocks.Client)
+		st := wf.ExperimentState{ProjectID: "prj_r", ExperimentID: "exp_r", Status: "design_review"}
+		tc.On("QueryWorkflow", mock.Anything, wf.ExperimentWorkflowID("exp_r"), "", wf.StateQuery).Return(queriedState{st}, nil)
+		tc.On("UpdateWorkflow", mock.Anything, mock.Anything).Return(nil, serviceerror.NewUnavailable("no worker accepted the update")).Once()
+		args := json.RawMessage(`{"project_id":"prj_r","target_type":"experiment","target_id":"exp_r","role":"design_reviewer"}`)
+		if _, terr := s.Invoke(context.Background(), producerKey, "review.request", args); terr == nil || terr.Code != CodeUnavailable {
+			t.Fatalf("review.request with the workflow unreachable: %+v, want unavailable", terr)
+		}
+		var n int64
+		if err := db.Model(&models.ReviewRequest{}).Count(&n).Error; err != nil || n != 0 {
+			t.Fatalf("%d review requests stored (%v), want none", n, err)
+		}
+	})
 }

@@ -306,13 +306,36 @@ type snapshotArtifact struct {
 }
 
 // reviewStarted checks that t still shows the snapshot r was requested
-// for and opens p's review session on it, once.
-func (s *Service) reviewStarted(ctx context.Context, t reviewTarget, r models.ReviewRequest, p platform.Principal, callerSessionID, agent string) (models.ReviewSession, error) {
+// for and opens p's review session on it, once, telling t's workflow
+// before the session commits (see StartReviewSession); it returns the
+// notice to wait on.
+func (s *Service) reviewStarted(ctx context.Context, t reviewTarget, r models.ReviewRequest, p platform.Principal, callerSessionID, agent string) (models.ReviewSession, *notice, error) {
 	if t.token() != r.SnapshotToken {
-		return models.ReviewSession{}, t.changed()
+		return models.ReviewSession{}, nil, snapshotChanged(t, r)
 	}
 	sess := newReviewSession(r, p, callerSessionID, agent)
-	return sess, models.StartReviewSession(ctx, s.DB, r, sess)
+	var started *notice
+	err := models.StartReviewSession(ctx, s.DB, r, sess, func() (err error) {
+		started, err = t.notify(ctx, s, wf.ReviewStartedSignal, r.ID, wf.ReviewStarted{Kind: r.Kind, RequestID: r.ID})
+		return err
+	})
+	return sess, started, err
+}
+
+// snapshotChanged is t's changed conflict for request r, with both
+// snapshots in its details: the one r was requested for and the one the
+// target shows now, so the producer sees what moved.
+func snapshotChanged(t reviewTarget, r models.ReviewRequest) error {
+	err := t.changed()
+	var te *ToolError
+	if errors.As(err, &te) {
+		requested := json.RawMessage(r.SnapshotJSON)
+		if !json.Valid(requested) {
+			requested = nil
+		}
+		te.Details = map[string]any{"requested_snapshot": requested, "current_snapshot": t.snapshot()}
+	}
+	return err
 }
 
 // verdictAnswer is review.submit's answer: the verdict recorded, and where

@@ -132,10 +132,10 @@ func (s *Service) upload(c *gin.Context) {
 		}
 		problems = t.checkArtifact(ctx, s, a, []byte(text))
 	}
-	landing := t.landed(a, wf.ArtifactRef{ArtifactID: a.ID, Role: a.Role, Path: a.Path, Attempt: a.Attempt, SHA256: info.SHA256,
-		Size: info.Size, Valid: len(problems) == 0, Problems: problems})
-	var landed *notice
 	record := models.ArtifactLanding{BlobKey: key, SHA256: info.SHA256, Size: info.Size, Problems: problems, UploadedAt: time.Now().UTC()}
+	landing := t.landed(a, wf.ArtifactRef{ArtifactID: a.ID, Role: a.Role, Path: a.Path, Attempt: a.Attempt, SHA256: info.SHA256,
+		Size: info.Size, Valid: len(problems) == 0, Problems: problems, UploadedAt: record.UploadedAt})
+	var landed *notice
 	err = models.LandArtifact(ctx, s.DB, a.ID, record, func() error {
 		var nerr error
 		landed, nerr = t.notify(ctx, s, wf.ArtifactLandedSignal, a.ID, landing)

@@ -73,6 +73,9 @@ func (s *Service) rebuiltReflectionState(ctx context.Context, id string) (wf.Ref
 
 func artifactRef(a models.Artifact) wf.ArtifactRef {
 	ref := wf.ArtifactRef{ArtifactID: a.ID, Role: a.Role, Path: a.Path, Attempt: a.Attempt, SHA256: a.SHA256, Size: a.Size, Valid: a.Valid}
+	if a.UploadedAt != nil {
+		ref.UploadedAt = a.UploadedAt.UTC()
+	}
 	if a.Problems != "" {
 		ref.Problems = strings.Split(a.Problems, "\n")
 	}

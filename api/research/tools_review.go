@@ -72,12 +72,12 @@ func reviewRequest(ctx context.Context, s *Service, c *Call) (any, error) {
 		return nil, err
 	}
 	r := a.request
-	if err := models.CreateReviewRequest(ctx, s.DB, r); err != nil {
-		return nil, err
-	}
-	requested, err := t.notify(ctx, s, wf.ReviewRequestedSignal, r.ID, wf.ReviewRequested{Kind: r.Kind, RequestID: r.ID, Role: r.Role,
-		ExpiresAt: r.ExpiresAt, SnapshotToken: r.SnapshotToken})
-	if err != nil {
+	var requested *notice
+	if err := models.CreateReviewRequest(ctx, s.DB, r, func() (err error) {
+		requested, err = t.notify(ctx, s, wf.ReviewRequestedSignal, r.ID, wf.ReviewRequested{Kind: r.Kind, RequestID: r.ID, Role: r.Role,
+			ExpiresAt: r.ExpiresAt, SnapshotToken: r.SnapshotToken})
+		return err
+	}); err != nil {
 		return nil, err
 	}
 	requested.answer(ctx, nil)
@@ -205,11 +205,7 @@ func (s *Service) openSession(ctx context.Context, r models.ReviewRequest, p pla
 	if err != nil {
 		return models.ReviewSession{}, err
 	}
-	sess, err := s.reviewStarted(ctx, t, r, p, callerSessionID, agent)
-	if err != nil {
-		return models.ReviewSession{}, err
-	}
-	started, err := t.notify(ctx, s, wf.ReviewStartedSignal, r.ID, wf.ReviewStarted{Kind: r.Kind, RequestID: r.ID})
+	sess, started, err := s.reviewStarted(ctx, t, r, p, callerSessionID, agent)
 	if err != nil {
 		return models.ReviewSession{}, err
 	}

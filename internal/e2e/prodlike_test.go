@@ -14,6 +14,7 @@ import (
 	flymodels "github.com/gatehouse/gatehouse/models/flylab"
 	research "github.com/gatehouse/gatehouse/models/research"
 	wf "github.com/gatehouse/gatehouse/workflows/flylab"
+	rwf "github.com/gatehouse/gatehouse/workflows/research"
 )
 
 // TestProductionTopology runs the end-to-end flows on the production
@@ -67,6 +68,9 @@ func prodResearchExperiment(t *testing.T, p *prodStack, retrying bool) string {
 	agent := connectResearch(t, p.Stack, p.APIKey)
 	agent.retrying = retrying
 	exp := str(agent.must("experiment.create", map[string]any{"project_id": pid, "name": "prod-run", "intent": "production shape"})["experiment_id"])
+	logHistoryIfFailed(t, rwf.ExperimentWorkflowID(exp), func() (client.Client, error) {
+		return client.Dial(client.Options{HostPort: p.Prod.TemporalAddress, Namespace: p.Prod.Namespace, Logger: quietSDKLogger()})
+	})
 	driveExperiment(t, agent, pid, exp, func(string, int) verdict { return verdict{"pass", ""} })
 	st := agent.must("workflow.status_and_next", map[string]any{"project_id": pid, "experiment_id": exp})
 	if dig(st, "workflow", "status") != "complete" {

@@ -23,7 +23,11 @@ import (
 // transactions begin immediate and so serialize writers), so two of them
 // cannot both pass the check: the later one sees the earlier and is
 // refused, or supersedes it when its role is the same.
-func CreateReviewRequest(ctx context.Context, db *gorm.DB, r ReviewRequest) error {
+//
+// deliver, when set, tells the target's workflow inside the transaction:
+// a request the workflow could not be told of is not stored, so it can
+// neither hold the kind's one open review nor be answered.
+func CreateReviewRequest(ctx context.Context, db *gorm.DB, r ReviewRequest, deliver func() error) error {
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if tx.Name() == "postgres" {
 			if err := tx.Exec("SELECT pg_advisory_xact_lock(hashtext(?))", "research_review_requests/"+r.TargetType+"/"+r.TargetID).Error; err != nil {
@@ -47,7 +51,10 @@ func CreateReviewRequest(ctx context.Context, db *gorm.DB, r ReviewRequest) erro
 			Updates(map[string]any{"status": ReviewSuperseded, "updated_at": time.Now().UTC()}).Error; err != nil {
 			return err
 		}
-		return tx.Create(&r).Error
+		if err := tx.Create(&r).Error; err != nil || deliver == nil {
+			return err
+		}
+		return deliver()
 	})
 }
 
@@ -79,8 +86,11 @@ func ClaimReviewRequest(ctx context.Context, db *gorm.DB, requestID, capabilityH
 	return r, nil
 }
 
-// StartReviewSession marks request started and opens its session, once.
-func StartReviewSession(ctx context.Context, db *gorm.DB, r ReviewRequest, s ReviewSession) error {
+// StartReviewSession marks request started and opens its session, once,
+// and runs deliver (the notice to the target's workflow) inside the same
+// transaction, so a start the workflow could not be told of is not
+// recorded and the reviewer's retry finds the request still open.
+func StartReviewSession(ctx context.Context, db *gorm.DB, r ReviewRequest, s ReviewSession, deliver func() error) error {
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&ReviewRequest{}).Where("id = ? AND status = ?", r.ID, ReviewRequested).
 			Updates(map[string]any{"status": ReviewStarted, "updated_at": time.Now().UTC()})
@@ -90,7 +100,10 @@ func StartReviewSession(ctx context.Context, db *gorm.DB, r ReviewRequest, s Rev
 		if res.RowsAffected != 1 {
 			return &Error{Code: CodeConflict, Field: "/review_request_id", Message: "the review request was already started"}
 		}
-		return tx.Create(&s).Error
+		if err := tx.Create(&s).Error; err != nil {
+			return err
+		}
+		return deliver()
 	})
 }
 

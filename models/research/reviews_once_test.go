@@ -23,7 +23,7 @@ func createConcurrently(db *gorm.DB, reqs []research.ReviewRequest) []error {
 	for i, r := range reqs {
 		wg.Go(func() {
 			<-start
-			errs[i] = research.CreateReviewRequest(context.Background(), db, r)
+			errs[i] = research.CreateReviewRequest(context.Background(), db, r, nil)
 		})
 	}
 	close(start)

@@ -24,10 +24,10 @@ func TestCreateReviewRequest_OneReviewOfAKindPerTargetAtATime(t *testing.T) {
 	modelstest.Each(t, func(t *testing.T, db *gorm.DB) {
 		ctx := context.Background()
 		soon := time.Now().Add(time.Hour)
-		if err := research.CreateReviewRequest(ctx, db, openRequest("rr_human", "human", soon)); err != nil {
+		if err := research.CreateReviewRequest(ctx, db, openRequest("rr_human", "human", soon), nil); err != nil {
 			t.Fatal(err)
 		}
-		err := research.CreateReviewRequest(ctx, db, openRequest("rr_agent", "design_reviewer", soon))
+		err := research.CreateReviewRequest(ctx, db, openRequest("rr_agent", "design_reviewer", soon), nil)
 		var me *research.Error
 		if !errors.As(err, &me) || me.Code != research.CodeConflict || me.Details["review_request_id"] != "rr_human" {
 			t.Fatalf("second role beside an open human review: %v", err)
@@ -37,7 +37,7 @@ func TestCreateReviewRequest_OneReviewOfAKindPerTargetAtATime(t *testing.T) {
 		if n != 0 {
 			t.Fatal("the refused request was stored")
 		}
-		if err := research.CreateReviewRequest(ctx, db, openRequest("rr_human2", "human", soon)); err != nil {
+		if err := research.CreateReviewRequest(ctx, db, openRequest("rr_human2", "human", soon), nil); err != nil {
 			t.Fatalf("same role: %v", err)
 		}
 		var old research.ReviewRequest
@@ -47,7 +47,7 @@ func TestCreateReviewRequest_OneReviewOfAKindPerTargetAtATime(t *testing.T) {
 		if err := db.Model(&research.ReviewRequest{}).Where("id = ?", "rr_human2").Update("expires_at", time.Now().Add(-time.Minute)).Error; err != nil {
 			t.Fatal(err)
 		}
-		if err := research.CreateReviewRequest(ctx, db, openRequest("rr_agent2", "design_reviewer", soon)); err != nil {
+		if err := research.CreateReviewRequest(ctx, db, openRequest("rr_agent2", "design_reviewer", soon), nil); err != nil {
 			t.Fatalf("after the human request expired: %v", err)
 		}
 	})
@@ -64,10 +64,10 @@ func TestCreateReviewRequest_AStaleReviewOfAnotherRoleIsSuperseded(t *testing.T)
 		soon := time.Now().Add(time.Hour)
 		stale := openRequest("rr_human_old", "human", soon)
 		stale.SnapshotToken = "snapshot-before-the-new-plan"
-		if err := research.CreateReviewRequest(ctx, db, stale); err != nil {
+		if err := research.CreateReviewRequest(ctx, db, stale, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := research.CreateReviewRequest(ctx, db, openRequest("rr_agent_now", "design_reviewer", soon)); err != nil {
+		if err := research.CreateReviewRequest(ctx, db, openRequest("rr_agent_now", "design_reviewer", soon), nil); err != nil {
 			t.Fatalf("a request on the current snapshot beside a stale human review: %v", err)
 		}
 		var old research.ReviewRequest

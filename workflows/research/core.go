@@ -4,6 +4,8 @@ import (
 	"slices"
 	"time"
 
+	"go.temporal.io/sdk/workflow"
+
 	"github.com/gatehouse/gatehouse/workflows/research/gateengine"
 	"github.com/gatehouse/gatehouse/workflows/research/gates"
 )
@@ -44,9 +46,10 @@ func (c *core[S]) changed() {
 func (c *core[S]) pending() string { return c.pendingAt(*c.status) }
 
 // landed stores an artifact of the current attempt at key; once the
-// target is terminal, nothing lands.
-func (c *core[S]) landed(key string, a ArtifactRef) {
-	if (*c.status).Terminal() || a.Attempt != *c.attempt {
+// target is terminal, nothing lands, and an upload older than the one
+// at key never replaces it (see uploadedBefore).
+func (c *core[S]) landed(ctx workflow.Context, key string, a ArtifactRef) {
+	if (*c.status).Terminal() || a.Attempt != *c.attempt || uploadedBefore(ctx, a, c.artifacts[key]) {
 		return
 	}
 	c.artifacts[key] = a

@@ -44,14 +44,14 @@ func (w *experiment) lifecycle() *lifecycle[ExperimentState, gates.Status, Trans
 		},
 		gate: signalGate{targetType: TargetExperiment, projectID: s.ProjectID, targetID: s.ExperimentID,
 			rejected: &s.RejectedSignals, reviews: &w.core, records: map[string]gatedRecord{
-				ArtifactLandedSignal: {apply: func(rec DecisionRecord) {
+				ArtifactLandedSignal: {apply: func(ctx workflow.Context, rec DecisionRecord) {
 					if rec.Artifact != nil {
-						w.landed(rec.Artifact.Role, rec.Artifact.ArtifactRef)
+						w.landed(ctx, rec.Artifact.Role, rec.Artifact.ArtifactRef)
 					}
 				}, applied: func(rec DecisionRecord) bool {
 					return rec.Artifact != nil && s.Artifacts[rec.Artifact.Role].ArtifactID == rec.Artifact.ArtifactID
 				}},
-				DependencySettledSignal: {apply: func(rec DecisionRecord) {
+				DependencySettledSignal: {apply: func(_ workflow.Context, rec DecisionRecord) {
 					if rec.Dependency != nil {
 						w.dependencySettled(*rec.Dependency)
 					}
@@ -69,7 +69,7 @@ func (w *experiment) lifecycle() *lifecycle[ExperimentState, gates.Status, Trans
 		receive: func(ctx workflow.Context) {
 			g := &w.gate
 			receiveGated(ctx, g, ArtifactLandedSignal, func(a ArtifactRef) string { return a.ArtifactID },
-				func(_ workflow.Context, a ArtifactRef) { w.landed(a.Role, a) })
+				func(ctx workflow.Context, a ArtifactRef) { w.landed(ctx, a.Role, a) })
 			g.receiveReviews(ctx)
 			receiveGated(ctx, g, DependencySettledSignal, func(d DependencySettled) string { return d.ExperimentID },
 				func(_ workflow.Context, d DependencySettled) { w.dependencySettled(d) })

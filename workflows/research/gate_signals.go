@@ -34,7 +34,7 @@ type reviewSink interface {
 // set, reports a notice's record as applied already, so a repeat changes
 // nothing.
 type gatedRecord struct {
-	apply   func(DecisionRecord)
+	apply   func(workflow.Context, DecisionRecord)
 	applied func(DecisionRecord) bool
 }
 
@@ -46,7 +46,7 @@ func (g *signalGate) query(signal, recordID string) DecisionQuery {
 // apply applies the verified record of a signal.
 func (g *signalGate) apply(ctx workflow.Context, signal string, rec DecisionRecord) {
 	if r, ok := g.records[signal]; ok {
-		r.apply(rec)
+		r.apply(ctx, rec)
 	} else if rec.Review != nil {
 		g.reviews.reviewRecorded(workflow.Now(ctx), *rec.Review, recordRulesOf(ctx))
 	}

@@ -16,10 +16,13 @@ type ledger struct {
 	mu      sync.Mutex
 	records map[string]DecisionRecord
 	queries []DecisionQuery
+	// held records fail this many more verifications with a retryable
+	// error, as when the worker running it died.
+	held map[string]int
 }
 
 func newLedger(env *testsuite.TestWorkflowEnvironment) *ledger {
-	l := &ledger{records: map[string]DecisionRecord{}}
+	l := &ledger{records: map[string]DecisionRecord{}, held: map[string]int{}}
 	env.RegisterActivityWithOptions(l.verify, activity.RegisterOptions{Name: VerifyDecisionActivity})
 	return l
 }
@@ -52,6 +55,13 @@ func (l *ledger) record(signal string, v any) {
 	}
 }
 
+// hold makes the next attempts verifications of recordID fail, retryably.
+func (l *ledger) hold(recordID string, attempts int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.held[recordID] = attempts
+}
+
 func (l *ledger) review(id string) ReviewRecord {
 	if r := l.records["review"+id].Review; r != nil {
 		return *r
@@ -68,6 +78,10 @@ func (l *ledger) verify(_ context.Context, q DecisionQuery) (DecisionRecord, err
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.queries = append(l.queries, q)
+	if l.held[q.RecordID] > 0 {
+		l.held[q.RecordID]--
+		return DecisionRecord{}, temporal.NewApplicationError("the worker verifying "+q.RecordID+" died", "held")
+	}
 	key := q.Signal + q.RecordID
 	switch q.Signal {
 	case ReviewRequestedSignal, ReviewStartedSignal, ReviewVerdictSignal:

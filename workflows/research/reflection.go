@@ -51,15 +51,15 @@ func (w *reflection) lifecycle() *lifecycle[ReflectionState, rg.Status, Reflecti
 		retire: w.newProposalRevision,
 		gate: signalGate{targetType: TargetReflection, projectID: s.ProjectID, targetID: s.ReflectionID,
 			rejected: &s.RejectedSignals, reviews: &w.core, records: map[string]gatedRecord{
-				ArtifactLandedSignal: {apply: func(rec DecisionRecord) {
+				ArtifactLandedSignal: {apply: func(ctx workflow.Context, rec DecisionRecord) {
 					if rec.Artifact != nil {
-						w.artifactLanded(*rec.Artifact)
+						w.artifactLanded(ctx, *rec.Artifact)
 					}
 				}, applied: func(rec DecisionRecord) bool {
 					a := rec.Artifact
 					return a != nil && s.Artifacts[ArtifactKey(a.Role, a.LensID)].ArtifactID == a.ArtifactID
 				}},
-				ProposalSubmittedSignal: {apply: func(rec DecisionRecord) {
+				ProposalSubmittedSignal: {apply: func(_ workflow.Context, rec DecisionRecord) {
 					if rec.Proposal != nil {
 						w.proposalSubmitted(*rec.Proposal)
 					}
@@ -75,7 +75,7 @@ func (w *reflection) lifecycle() *lifecycle[ReflectionState, rg.Status, Reflecti
 		receive: func(ctx workflow.Context) {
 			g := &w.gate
 			receiveGated(ctx, g, ArtifactLandedSignal, func(a ReflectionArtifact) string { return a.ArtifactID },
-				func(_ workflow.Context, a ReflectionArtifact) { w.artifactLanded(a) })
+				func(ctx workflow.Context, a ReflectionArtifact) { w.artifactLanded(ctx, a) })
 			g.receiveReviews(ctx)
 			receiveGated(ctx, g, ProposalSubmittedSignal, func(p ProposalRef) string { return p.ProposalID },
 				func(_ workflow.Context, p ProposalRef) { w.proposalSubmitted(p) })
@@ -130,9 +130,9 @@ func (w *reflection) transition(ctx workflow.Context, req TransitionRequest) (Re
 }
 
 // artifactLanded stores a landed artifact; a lens doc only of a roster lens.
-func (w *reflection) artifactLanded(a ReflectionArtifact) {
+func (w *reflection) artifactLanded(ctx workflow.Context, a ReflectionArtifact) {
 	if a.Role != string(rg.EvLensDocs) || slices.ContainsFunc(w.state.Lenses, func(l rg.Lens) bool { return l.ID == a.LensID }) {
-		w.landed(ArtifactKey(a.Role, a.LensID), a.ArtifactRef)
+		w.landed(ctx, ArtifactKey(a.Role, a.LensID), a.ArtifactRef)
 	}
 }
 

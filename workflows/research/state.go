@@ -27,6 +27,10 @@ type ArtifactRef struct {
 	Size       int64    `json:"size_bytes"`
 	Valid      bool     `json:"valid"`
 	Problems   []string `json:"problems,omitempty"`
+	// UploadedAt is when its bytes landed (the database's record): of two
+	// uploads at one key, the later one stands, whichever notice the
+	// workflow applies last. Zero in records made before it was kept.
+	UploadedAt time.Time `json:"uploaded_at,omitzero"`
 }
 
 // Review states.
