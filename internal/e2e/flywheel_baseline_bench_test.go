@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -43,7 +44,9 @@ type leaser struct {
 	base, claimPath string
 	claimToken      string
 	hbPath          func(l lease) string
-	hc              *http.Client
+	// outPath is where a lease's output goes; nil for Gatehouse's route.
+	outPath func(l lease) string
+	hc      *http.Client
 	// cpu, when set, meters each phase's CPU per request by process.
 	cpu *cpuMeter
 	// replicas, when set, are the api replicas' host:port: each new
@@ -230,6 +233,14 @@ func profileHeartbeats(b *testing.B) func() {
 	}
 }
 
+// outputTo is where l's output is posted.
+func (q leaser) outputTo(l lease) string {
+	if q.outPath != nil {
+		return q.outPath(l)
+	}
+	return outputPath(l)
+}
+
 // heartbeatRound heartbeats every lease once from 32 concurrent clients and
 // returns the sorted latencies.
 func (q leaser) heartbeatRound(b *testing.B, leased []lease) []time.Duration {
@@ -306,7 +317,7 @@ func (q leaser) post(path, bearer, leaseToken string, body, out any) error {
 const (
 	baselineSchema = `CREATE TABLE rollouts (id bigserial PRIMARY KEY, state text NOT NULL DEFAULT 'queued',
 		lease_token text, lease_epoch int NOT NULL DEFAULT 0, lease_expires_at timestamptz,
-		created_at timestamptz NOT NULL DEFAULT now());
+		created_at timestamptz NOT NULL DEFAULT now(), output jsonb);
 		CREATE INDEX rollouts_queue ON rollouts (created_at, id) WHERE state IN ('queued', 'leased')`
 	baselineClaim = `WITH c AS (SELECT id FROM rollouts WHERE state = 'queued' OR (state = 'leased' AND lease_expires_at < now())
 		ORDER BY created_at, id LIMIT ? FOR UPDATE SKIP LOCKED)
@@ -314,6 +325,10 @@ const (
 		lease_expires_at = now() + make_interval(secs => ?) FROM c WHERE r.id = c.id
 		RETURNING r.id, r.lease_token, r.lease_epoch`
 	baselineHeartbeat = `UPDATE rollouts SET lease_expires_at = now() + make_interval(secs => 300)
+		WHERE id = ? AND lease_token = ? AND lease_epoch = ? AND state = 'leased' AND lease_expires_at > now()`
+	// baselineOutput stores an output and ends the lease, guarded as the
+	// heartbeat is.
+	baselineOutput = `UPDATE rollouts SET state = 'done', output = ?::jsonb, lease_token = NULL
 		WHERE id = ? AND lease_token = ? AND lease_epoch = ? AND state = 'leased' AND lease_expires_at > now()`
 )
 
@@ -377,7 +392,8 @@ func (q skipLockedQueue) cpuMeter() *cpuMeter {
 
 // leaser is the load generator's view of the baseline.
 func (q skipLockedQueue) leaser() leaser {
-	return leaser{base: q.URL, claimPath: "/claim", hbPath: func(l lease) string { return "/heartbeat/" + l.ID }, cpu: q.cpuMeter()}
+	return leaser{base: q.URL, claimPath: "/claim", hbPath: func(l lease) string { return "/heartbeat/" + l.ID },
+		outPath: func(l lease) string { return "/output/" + l.ID }, cpu: q.cpuMeter()}
 }
 
 // newSkipLockedSchema fills a fresh PostgreSQL schema with the baseline's
@@ -410,7 +426,7 @@ func startSkipLockedQueue(b *testing.B, n int) skipLockedQueue {
 	return q
 }
 
-// baselineMux serves POST /claim and POST /heartbeat/:id on db, keeping
+// baselineMux serves POST /claim, POST /heartbeat/:id and POST /output/:id on db, keeping
 // one idle connection per heartbeating client, so the baseline measures
 // the lease and not connection set-up.
 func baselineMux(db *gorm.DB) *http.ServeMux {
@@ -420,23 +436,42 @@ func baselineMux(db *gorm.DB) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /claim", func(w http.ResponseWriter, r *http.Request) { baselineClaimHandler(db, w, r) })
 	mux.HandleFunc("POST /heartbeat/{id}", func(w http.ResponseWriter, r *http.Request) {
-		var token string
-		var epoch int
-		if _, err := fmt.Sscanf(r.Header.Get("Flywheel-Lease-Token"), "%32s.%d", &token, &epoch); err != nil {
-			http.Error(w, "bad lease token", http.StatusBadRequest)
+		baselineLeaseWrite(db, w, r, baselineHeartbeat)
+	})
+	mux.HandleFunc("POST /output/{id}", func(w http.ResponseWriter, r *http.Request) {
+		var out struct {
+			FinalText    *string           `json:"final_text"`
+			ToolCalls    []json.RawMessage `json:"tool_calls"`
+			LLMCallCount *int64            `json:"llm_call_count"`
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil || json.Unmarshal(body, &out) != nil || out.FinalText == nil {
+			http.Error(w, "bad output", http.StatusBadRequest)
 			return
 		}
-		res := db.Exec(baselineHeartbeat, r.PathValue("id"), token, epoch)
-		switch {
-		case res.Error != nil:
-			http.Error(w, res.Error.Error(), http.StatusServiceUnavailable)
-		case res.RowsAffected != 1:
-			http.Error(w, "lease lost", http.StatusConflict)
-		default:
-			_, _ = w.Write([]byte(`{"ok":true}`))
-		}
+		baselineLeaseWrite(db, w, r, baselineOutput, string(body))
 	})
 	return mux
+}
+
+// baselineLeaseWrite runs statement, guarded by the request's lease token
+// and epoch after args, and answers 200 when it changed the leased row.
+func baselineLeaseWrite(db *gorm.DB, w http.ResponseWriter, r *http.Request, statement string, args ...any) {
+	var token string
+	var epoch int
+	if _, err := fmt.Sscanf(r.Header.Get("Flywheel-Lease-Token"), "%32s.%d", &token, &epoch); err != nil {
+		http.Error(w, "bad lease token", http.StatusBadRequest)
+		return
+	}
+	res := db.Exec(statement, append(args, r.PathValue("id"), token, epoch)...)
+	switch {
+	case res.Error != nil:
+		http.Error(w, res.Error.Error(), http.StatusServiceUnavailable)
+	case res.RowsAffected != 1:
+		http.Error(w, "lease lost", http.StatusConflict)
+	default:
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	}
 }
 
 // baselineClaimHandler leases up to max_rollouts rows in one statement.

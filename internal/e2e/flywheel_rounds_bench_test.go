@@ -14,7 +14,7 @@ import (
 // SKIP LOCKED lease server are started once, then each runs the lease
 // bench on n fresh rollouts, in turns, for several rounds (the baseline
 // first in odd rounds, Gatehouse first in even ones, so a drift in the
-// machine's speed weighs on both alike). Each round ends with Gatehouse's
+// machine's speed weighs on both alike). Each side's round ends with its
 // outputs. It reports the median over rounds of each per-round ratio
 // (Gatehouse against the baseline of the same round) and how many rounds
 // met each target:
@@ -35,9 +35,6 @@ import (
 func BenchmarkProductionTopology_FlywheelRounds(b *testing.B) {
 	runRounds(b, prodRoundStack, func(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, []time.Duration) {
 		f, leased := measureLeases(b, q, n)
-		if !gatehouse {
-			return f, nil
-		}
 		return f, postOutputs(b, q, leased)
 	})
 }
@@ -113,7 +110,7 @@ func runRounds(b *testing.B, stack func(*testing.B) roundStack, measure roundSid
 				base.refill(b, n)
 			}
 			quiet()
-			res.base, _ = measure(b, baseQ, n, false)
+			res.base, res.baseOutputs = measure(b, baseQ, n, false)
 		}
 		runGatehouse := func() {
 			gh.enqueue(b, n, fmt.Sprintf("round %d ", r))
@@ -142,7 +139,8 @@ func runRounds(b *testing.B, stack func(*testing.B) roundStack, measure roundSid
 // roundResult is one round of BenchmarkProductionTopology_FlywheelRounds.
 type roundResult struct {
 	base, gatehouse leaseFigures
-	outputs         []time.Duration
+	// outputs and baseOutputs are each side's output latencies.
+	outputs, baseOutputs []time.Duration
 	// signals are Gatehouse's workflow signals per rollout, by kind.
 	signals string
 }
@@ -153,10 +151,10 @@ func (r roundResult) hbRatio(p float64) float64 {
 }
 
 func (r roundResult) String() string {
-	return fmt.Sprintf("claims/s %.0f vs %.0f (%.0f%%); heartbeat p50 %.2f vs %.2f ms, p99 %.2f vs %.2f ms; output p50 %.2f ms; signals a rollout: %s",
+	return fmt.Sprintf("claims/s %.0f vs %.0f (%.0f%%); heartbeat p50 %.2f vs %.2f ms, p99 %.2f vs %.2f ms; output p50 %.2f vs %.2f ms; signals a rollout: %s",
 		r.gatehouse.claimsPerSec, r.base.claimsPerSec, 100*r.claimsRatio(),
 		pct(r.gatehouse.warm, 0.50), pct(r.base.warm, 0.50), pct(r.gatehouse.warm, 0.99), pct(r.base.warm, 0.99),
-		pct(r.outputs, 0.50), r.signals)
+		pct(r.outputs, 0.50), pct(r.baseOutputs, 0.50), r.signals)
 }
 
 // reportRounds reports the median of each per-round figure and how many
