@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -60,42 +61,42 @@ func Start(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = log.NewNoopLogger()
 	}
-	host, frontendPort, err := resolvePort(opts.FrontendAddr)
-	if err != nil {
+	if _, _, err := splitAddr(opts.FrontendAddr); err != nil {
 		return nil, fmt.Errorf("frontend address: %w", err)
-	}
-	if err := ensurePortFree(host, frontendPort); err != nil {
-		return nil, fmt.Errorf("temporal frontend %s:%d: %w", host, frontendPort, err)
 	}
 	sqlCfg, err := prepareDatabase(opts)
 	if err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(host, 3)
-	if err != nil {
-		return nil, err
-	}
-	cfg := serverConfig(host, frontendPort, ports, sqlCfg)
-	hosts := map[primitives.ServiceName]static.Hosts{
-		primitives.FrontendService: static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(frontendPort))),
-		primitives.HistoryService:  static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(ports[0]))),
-		primitives.MatchingService: static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(ports[1]))),
-		primitives.WorkerService:   static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(ports[2]))),
-	}
+	// Ports picked free are released, then bound by the server, so
+	// something else may take one in between (picks stay out of the
+	// kernel's ephemeral range, see freePorts, which makes that rare).
+	// The server then fails to start with ErrPortInUse: pick again. A
+	// frontend port the caller chose is not picked again; the failed
+	// start may still hold it, and the error says so.
 	dynamicConfig := newBootstrapConfig()
-	srv, err := temporal.NewServer(
-		temporal.WithConfig(cfg),
-		temporal.ForServices(temporal.DefaultServices),
-		temporal.WithStaticHosts(hosts),
-		temporal.WithLogger(opts.Logger),
-		temporal.WithCustomMetricsHandler(metrics.NoopMetricsHandler),
-		temporal.WithDynamicConfigClient(dynamicConfig),
+	var (
+		srv          temporal.Server
+		host         string
+		frontendPort int
 	)
-	if err != nil {
-		return nil, fmt.Errorf("temporal server: %w", err)
-	}
-	if err := srv.Start(); err != nil {
-		return nil, fmt.Errorf("temporal server start: %w", err)
+	for attempt := 1; ; attempt++ {
+		if host, frontendPort, err = resolvePort(opts.FrontendAddr); err != nil {
+			return nil, fmt.Errorf("frontend address: %w", err)
+		}
+		if err := ensurePortFree(host, frontendPort); err != nil {
+			return nil, fmt.Errorf("temporal frontend %s:%d: %w", host, frontendPort, err)
+		}
+		ports, err := internalPorts(host, 3)
+		if err != nil {
+			return nil, err
+		}
+		if srv, err = startServer(opts.Logger, host, frontendPort, ports, sqlCfg, dynamicConfig); err == nil {
+			break
+		}
+		if !errors.Is(err, ErrPortInUse) || attempt == startAttempts {
+			return nil, err
+		}
 	}
 	s := &Server{temporal: srv, dynamic: dynamicConfig, frontendAddr: net.JoinHostPort(host, strconv.Itoa(frontendPort))}
 	if opts.UIAddr != "" {
@@ -108,6 +109,49 @@ func Start(opts Options) (*Server, error) {
 		s.uiURL = "http://" + ui.addr
 	}
 	return s, nil
+}
+
+// internalPorts picks the history, matching and worker ports (a test
+// hands out taken ones); startAttempts bounds the picks of a Start.
+var internalPorts = freePorts
+
+const startAttempts = 3
+
+// startServer builds and starts the server on these ports; a Fatal it
+// logs while starting is its error (startupLogger).
+func startServer(logger log.Logger, host string, frontendPort int, ports []int, sqlCfg *config.SQL, dynamicConfig *bootstrapConfig) (srv temporal.Server, err error) {
+	started := &atomic.Bool{}
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(startupFatal)
+			if !ok {
+				panic(r)
+			}
+			srv, err = nil, f
+		}
+	}()
+	hosts := map[primitives.ServiceName]static.Hosts{
+		primitives.FrontendService: static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(frontendPort))),
+		primitives.HistoryService:  static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(ports[0]))),
+		primitives.MatchingService: static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(ports[1]))),
+		primitives.WorkerService:   static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(ports[2]))),
+	}
+	srv, err = temporal.NewServer(
+		temporal.WithConfig(serverConfig(host, frontendPort, ports, sqlCfg)),
+		temporal.ForServices(temporal.DefaultServices),
+		temporal.WithStaticHosts(hosts),
+		temporal.WithLogger(startupLogger{Logger: logger, started: started}),
+		temporal.WithCustomMetricsHandler(metrics.NoopMetricsHandler),
+		temporal.WithDynamicConfigClient(dynamicConfig),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("temporal server: %w", err)
+	}
+	if err := srv.Start(); err != nil {
+		return nil, fmt.Errorf("temporal server start: %w", err)
+	}
+	started.Store(true)
+	return srv, nil
 }
 
 // FrontendAddr is the gRPC address clients and workers dial.

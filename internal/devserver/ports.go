@@ -3,12 +3,28 @@ package devserver
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"strconv"
+	"sync"
 )
 
 // resolvePort splits addr and picks a free port when it is 0.
 func resolvePort(addr string) (string, int, error) {
+	host, port, err := splitAddr(addr)
+	if err != nil || port != 0 {
+		return host, port, err
+	}
+	ports, err := freePorts(host, 1)
+	if err != nil {
+		return "", 0, err
+	}
+	return host, ports[0], nil
+}
+
+// splitAddr splits addr (default 127.0.0.1:0; an empty host is loopback)
+// and checks its port.
+func splitAddr(addr string) (string, int, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
@@ -23,32 +39,53 @@ func resolvePort(addr string) (string, int, error) {
 	if err != nil || port < 0 || port > 65535 {
 		return "", 0, fmt.Errorf("bad port %q", portStr)
 	}
-	if port == 0 {
-		ports, err := freePorts(host, 1)
-		if err != nil {
-			return "", 0, err
-		}
-		port = ports[0]
-	}
 	return host, port, nil
 }
 
-// freePorts asks the kernel for n distinct free ports on host.
+// Picked ports come from [pickLow, pickHigh): below the kernel's
+// ephemeral range (32768 and up on Linux by default), where outgoing
+// connections take their ports and :0 binds land, and below the range the
+// production-topology stack picks from (internal/prodlike), so neither
+// can take a port picked here between its pick and its bind.
+const (
+	pickLow  = 10000
+	pickHigh = 20000
+)
+
+// picked are the ports this process handed out: two servers starting at
+// once (parallel tests) never get the same one.
+var picked = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
+// freePorts picks n distinct free ports on host, none handed out before
+// by this process; each is held until all n are found.
 func freePorts(host string, n int) ([]int, error) {
-	listeners := make([]net.Listener, 0, n)
+	picked.Lock()
+	defer picked.Unlock()
+	held := make([]net.Listener, 0, n)
 	defer func() {
-		for _, l := range listeners {
+		for _, l := range held {
 			_ = l.Close()
 		}
 	}()
 	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-		if err != nil {
-			return nil, err
+	for tries := 0; len(ports) < n; tries++ {
+		if tries > 100*n {
+			return nil, fmt.Errorf("devserver: no %d free ports in %d-%d", n, pickLow, pickHigh)
 		}
-		listeners = append(listeners, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		p := pickLow + rand.IntN(pickHigh-pickLow)
+		if picked.ports[p] {
+			continue
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(p)))
+		if err != nil {
+			continue
+		}
+		held = append(held, l)
+		ports = append(ports, p)
+		picked.ports[p] = true
 	}
 	return ports, nil
 }
