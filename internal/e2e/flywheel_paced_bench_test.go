@@ -163,11 +163,15 @@ func pacedLeases(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, [
 		}
 		*into = append(*into, d)
 	}
+	side := "baseline"
+	if gatehouse {
+		side = "gatehouse"
+	}
 	stopProfile := func() {}
 	for beat := 1; beat <= pacedBeats; beat++ {
-		if beat == pacedBeats && gatehouse {
+		if beat == pacedBeats {
 			time.Sleep(time.Until(claimedAt[0].Add(time.Duration(beat)*pacedEvery - 100*time.Millisecond)))
-			stopProfile = profilePhase(b, "paced-last-beat")
+			stopProfile = profilePhase(b, "paced-last-beat-"+side)
 		}
 		for i, l := range leased {
 			due := claimedAt[i].Add(time.Duration(beat) * pacedEvery)
@@ -188,10 +192,6 @@ func pacedLeases(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, [
 	stopProfile()
 	if len(failures) > 0 {
 		b.Fatalf("%d paced requests failed, the first: %v", len(failures), failures[0])
-	}
-	side := "baseline"
-	if gatehouse {
-		side = "gatehouse"
 	}
 	line := side + " heartbeat p50/p99 by beat:"
 	for i, lat := range byBeat {
