@@ -18,7 +18,8 @@ import (
 // processes' memory. On the production topology the lease phases start
 // once the enqueue has settled (settle: Temporal and the workers have run
 // the new workflows' first tasks), as the baseline's enqueue is a bare
-// INSERT. Run:
+// INSERT. The baseline takes the same outputs (it stores each in its row).
+// Run:
 //
 //	go test ./internal/e2e -run '^$' -bench ProductionTopology_Flywheel -benchtime=1x
 //
@@ -30,10 +31,12 @@ func BenchmarkProductionTopology_FlywheelVsSkipLocked(b *testing.B) {
 		// (the figure the targets compare with), and in the load
 		// generator's process, as the dev benchmark runs it.
 		b.Run(fmt.Sprintf("pg-skiplocked/n=%d", n), func(b *testing.B) {
-			runLeaseBench(b, startSkipLockedProcess(b, n).leaser(), n)
+			q := startSkipLockedProcess(b, n).leaser()
+			outputRound(b, q, runLeaseBench(b, q, n))
 		})
 		b.Run(fmt.Sprintf("pg-skiplocked-inproc/n=%d", n), func(b *testing.B) {
-			runLeaseBench(b, startSkipLockedQueue(b, n).leaser(), n)
+			q := startSkipLockedQueue(b, n).leaser()
+			outputRound(b, q, runLeaseBench(b, q, n))
 		})
 		// front: every request through the round-robin L7 front;
 		// spread: connections spread over the api replicas as a
@@ -81,7 +84,7 @@ func postOutputs(b *testing.B, q leaser, leased []lease) []time.Duration {
 	q.hc = q.client()
 	stop := profilePhase(b, "outputs")
 	q.cpu.begin("outputs")
-	outs := q.round(b, leased, outputPath, benchOutput)
+	outs := q.round(b, leased, q.outputTo, benchOutput)
 	q.cpu.reportAs(b, len(outs), "out-cpu-ms-")
 	stop()
 	return outs
