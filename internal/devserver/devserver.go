@@ -61,7 +61,8 @@ func Start(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = log.NewNoopLogger()
 	}
-	if _, _, err := splitAddr(opts.FrontendAddr); err != nil {
+	_, chosenPort, err := splitAddr(opts.FrontendAddr)
+	if err != nil {
 		return nil, fmt.Errorf("frontend address: %w", err)
 	}
 	sqlCfg, err := prepareDatabase(opts)
@@ -71,9 +72,9 @@ func Start(opts Options) (*Server, error) {
 	// Ports picked free are released, then bound by the server, so
 	// something else may take one in between (picks stay out of the
 	// kernel's ephemeral range, see freePorts, which makes that rare).
-	// The server then fails to start with ErrPortInUse: pick again. A
-	// frontend port the caller chose is not picked again; the failed
-	// start may still hold it, and the error says so.
+	// The server then fails to start with ErrPortInUse: pick again,
+	// unless the caller chose the frontend's port, which the failed start
+	// may still hold.
 	dynamicConfig := newBootstrapConfig()
 	var (
 		srv          temporal.Server
@@ -94,7 +95,7 @@ func Start(opts Options) (*Server, error) {
 		if srv, err = startServer(opts.Logger, host, frontendPort, ports, sqlCfg, dynamicConfig); err == nil {
 			break
 		}
-		if !errors.Is(err, ErrPortInUse) || attempt == startAttempts {
+		if !errors.Is(err, ErrPortInUse) || attempt == startAttempts || chosenPort != 0 {
 			return nil, err
 		}
 	}
