@@ -426,9 +426,9 @@ func startSkipLockedQueue(b *testing.B, n int) skipLockedQueue {
 	return q
 }
 
-// baselineMux serves POST /claim, POST /heartbeat/:id and POST /output/:id on db, keeping
-// one idle connection per heartbeating client, so the baseline measures
-// the lease and not connection set-up.
+// baselineMux serves POST /claim, POST /heartbeat/:id and POST
+// /output/:id on db, keeping one idle connection per heartbeating client,
+// so the baseline measures the lease and not connection set-up.
 func baselineMux(db *gorm.DB) *http.ServeMux {
 	if sqlDB, err := db.DB(); err == nil {
 		sqlDB.SetMaxIdleConns(32)

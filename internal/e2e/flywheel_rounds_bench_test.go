@@ -40,7 +40,7 @@ func BenchmarkProductionTopology_FlywheelRounds(b *testing.B) {
 }
 
 // roundSide measures one side of a round on n freshly queued rollouts: its
-// claims and heartbeats, and for Gatehouse its outputs' latencies.
+// claims and heartbeats, and its outputs' latencies.
 type roundSide func(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, []time.Duration)
 
 // roundStack is the Gatehouse side of a rounds benchmark: a stack, its
