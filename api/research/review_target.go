@@ -41,7 +41,7 @@ type reviewTarget interface {
 	prompt(role, requestID, kind string) string
 	// changed is the conflict answered when the target left the snapshot
 	// a request was made for.
-	changed() error
+	changed() *ToolError
 	// moved checks verdict v on a review of kind and names where it moves
 	// the target (nil when it stays). It reads no state, so a bad verdict
 	// is refused before anything is read or written.
@@ -120,7 +120,7 @@ func (t experimentTarget) prompt(role, requestID, _ string) string {
 		", the reviewer capability and your own caller_session_id; read the artifacts with artifact.find include_content=true; then review.submit a verdict."
 }
 
-func (experimentTarget) changed() error {
+func (experimentTarget) changed() *ToolError {
 	return toolErr(CodeConflict, "/review_request_id", "the target changed since the review was requested; the producer must request a new review")
 }
 
@@ -213,7 +213,7 @@ func (t reflectionTarget) prompt(role, requestID, kind string) string {
 		", the reviewer capability and your own caller_session_id; read the wave with " + read + "; then review.submit a verdict."
 }
 
-func (reflectionTarget) changed() error {
+func (reflectionTarget) changed() *ToolError {
 	return toolErr(CodeConflict, "/review_request_id", "the reflection changed since the review was requested; the producer must request a new review")
 }
 
@@ -326,15 +326,12 @@ func (s *Service) reviewStarted(ctx context.Context, t reviewTarget, r models.Re
 // snapshots in its details: the one r was requested for and the one the
 // target shows now, so the producer sees what moved.
 func snapshotChanged(t reviewTarget, r models.ReviewRequest) error {
-	err := t.changed()
-	var te *ToolError
-	if errors.As(err, &te) {
-		requested := json.RawMessage(r.SnapshotJSON)
-		if !json.Valid(requested) {
-			requested = nil
-		}
-		te.Details = map[string]any{"requested_snapshot": requested, "current_snapshot": t.snapshot()}
+	requested := json.RawMessage(r.SnapshotJSON)
+	if !json.Valid(requested) {
+		requested = nil
 	}
+	err := t.changed()
+	err.Details = map[string]any{"requested_snapshot": requested, "current_snapshot": t.snapshot()}
 	return err
 }
 

@@ -61,9 +61,14 @@ func Start(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = log.NewNoopLogger()
 	}
-	_, chosenPort, err := splitAddr(opts.FrontendAddr)
+	chosenHost, chosenPort, err := splitAddr(opts.FrontendAddr)
 	if err != nil {
 		return nil, fmt.Errorf("frontend address: %w", err)
+	}
+	if chosenPort != 0 {
+		if err := ensurePortFree(chosenHost, chosenPort); err != nil {
+			return nil, fmt.Errorf("temporal frontend %s:%d: %w", chosenHost, chosenPort, err)
+		}
 	}
 	sqlCfg, err := prepareDatabase(opts)
 	if err != nil {
@@ -83,10 +88,7 @@ func Start(opts Options) (*Server, error) {
 	)
 	for attempt := 1; ; attempt++ {
 		if host, frontendPort, err = resolvePort(opts.FrontendAddr); err != nil {
-			return nil, fmt.Errorf("frontend address: %w", err)
-		}
-		if err := ensurePortFree(host, frontendPort); err != nil {
-			return nil, fmt.Errorf("temporal frontend %s:%d: %w", host, frontendPort, err)
+			return nil, err
 		}
 		ports, err := internalPorts(host, 3)
 		if err != nil {

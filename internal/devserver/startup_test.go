@@ -1,7 +1,9 @@
 package devserver
 
 import (
+	"errors"
 	"net"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -41,4 +43,22 @@ func TestStart_AnInternalPortTakenMeanwhileIsPickedAgain(t *testing.T) {
 		t.Fatalf("the frontend does not answer: %v", err)
 	}
 	_ = c.Close()
+}
+
+// TestStart_AChosenFrontendPortInUseIsRefusedBeforeAnythingIsWritten: a
+// frontend port the caller chose that something already listens on is
+// ErrPortInUse, and no database file is made.
+func TestStart_AChosenFrontendPortInUseIsRefusedBeforeAnythingIsWritten(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = held.Close() }()
+	path := filepath.Join(t.TempDir(), "temporal.db")
+	if _, err := Start(Options{DatabasePath: path, FrontendAddr: held.Addr().String()}); !errors.Is(err, ErrPortInUse) {
+		t.Fatalf("start on a taken frontend port: %v, want ErrPortInUse", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the refused start made %s (%v)", path, err)
+	}
 }

@@ -36,16 +36,16 @@ func BenchmarkHeartbeat_SQLite(b *testing.B) {
 // DSN from sqlitedsn, one connection), closed after the test or benchmark;
 // models imports this package, so its internal tests cannot call
 // models.Open.
-func benchSQLite(b testing.TB) *gorm.DB {
-	db, err := gorm.Open(sqlite.Open(sqlitedsn.For(filepath.Join(b.TempDir(), "bench.db"))), &gorm.Config{SkipDefaultTransaction: true, TranslateError: true, Logger: logger.Discard})
+func benchSQLite(tb testing.TB) *gorm.DB {
+	db, err := gorm.Open(sqlite.Open(sqlitedsn.For(filepath.Join(tb.TempDir(), "bench.db"))), &gorm.Config{SkipDefaultTransaction: true, TranslateError: true, Logger: logger.Discard})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	sqlDB, err := db.DB()
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	sqlDB.SetMaxOpenConns(1)
-	b.Cleanup(func() { _ = sqlDB.Close() })
+	tb.Cleanup(func() { _ = sqlDB.Close() })
 	return db
 }

@@ -18,8 +18,7 @@ const newestUploadChange = "artifact-newest-upload-wins"
 // The version is read only when that happens, so other runs record no
 // marker.
 func uploadedBefore(ctx workflow.Context, a, cur ArtifactRef) bool {
-	if cur.ArtifactID == "" || cur.Attempt != a.Attempt || a.UploadedAt.IsZero() || cur.UploadedAt.IsZero() ||
-		!a.UploadedAt.Before(cur.UploadedAt) {
+	if cur.Attempt != a.Attempt || a.UploadedAt.IsZero() || !a.UploadedAt.Before(cur.UploadedAt) {
 		return false
 	}
 	return workflow.GetVersion(ctx, newestUploadChange, workflow.DefaultVersion, 1) >= 1
