@@ -82,8 +82,11 @@ type Handler struct {
 	outputs *models.OutputBatcher
 	// agents authenticates claimers with a short-lived cache.
 	agents *agentAuth
+	// beats extends the leases of heartbeats that arrive together in one
+	// statement (PostgreSQL; nil elsewhere).
+	beats *models.HeartbeatBatcher
 	// heartbeatGate admits heartbeats to their pool first come, first
-	// served (fair_gate.go).
+	// served (fair_gate.go), where there is no batcher.
 	heartbeatGate fairGate
 	// inFlight counts the claims, heartbeats and outputs being served;
 	// lastDone is when the last of them ended, in nanoseconds since
@@ -144,8 +147,8 @@ func New(db *gorm.DB, t Temporal, log *slog.Logger, opts Options) (*Handler, err
 	}
 	hb := newHeartbeatSignaller(t, log, opts.Now)
 	h := &Handler{db: db, temporal: t, schemas: schemas, opts: opts, log: log, heartbeats: hb,
-		agents: newAgentAuth(db, opts.AuthCacheTTL, opts.Now), heartbeatGate: newFairGate(opts.HeartbeatDB),
-		outputs: models.NewOutputBatcher(db), started: time.Now()}
+		agents: newAgentAuth(db, opts.AuthCacheTTL, opts.Now), beats: models.NewHeartbeatBatcher(opts.HeartbeatDB),
+		heartbeatGate: newFairGate(opts.HeartbeatDB), outputs: models.NewOutputBatcher(db), started: time.Now()}
 	h.idleGap.Store(int64(noticeIdleGap))
 	h.lastDone.Store(-int64(time.Hour))
 	h.notices = newNotifier(db, t, log, opts.Now, hb, h.busy)

@@ -2,6 +2,7 @@ package flywheel
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -70,20 +71,15 @@ func (h *Handler) leaseError(c *gin.Context, err error) {
 // timer moves (see heartbeatSignaller). A lost signal is harmless: when the
 // workflow's timer fires it re-reads the row and finds the later expiry.
 // It commits through the heartbeat pool (models/lease_pool.go says why a
-// heartbeat need not wait for the WAL flush), entered first come, first
-// served (fair_gate.go).
+// heartbeat need not wait for the WAL flush): on PostgreSQL the heartbeats
+// that arrive together share one statement (models.HeartbeatBatcher),
+// elsewhere each enters the pool first come, first served (fair_gate.go).
 func (h *Handler) Heartbeat(c *gin.Context) {
 	hd, ok := holder(c)
 	if !ok {
 		return
 	}
-	ctx := c.Request.Context()
-	if err := h.heartbeatGate.enter(ctx); err != nil {
-		h.leaseError(c, err)
-		return
-	}
-	e, err := models.ExtendLease(ctx, h.opts.HeartbeatDB, hd, h.opts.Now())
-	h.heartbeatGate.leave()
+	e, err := h.extendLease(c.Request.Context(), hd)
 	if err != nil {
 		h.leaseError(c, err)
 		return
@@ -94,6 +90,19 @@ func (h *Handler) Heartbeat(c *gin.Context) {
 	}
 	h.heartbeats.enqueue(hd.RolloutID, wf.LeaseUpdate{Epoch: e.Epoch, ExpiresAt: e.ExpiresAt})
 	c.Data(http.StatusOK, "application/json; charset=utf-8", heartbeatBody(epochSeconds(e.ExpiresAt)))
+}
+
+// extendLease extends hd's lease as of now: through the batcher on
+// PostgreSQL, through the fair gate and the pool elsewhere.
+func (h *Handler) extendLease(ctx context.Context, hd models.Holder) (models.Extension, error) {
+	if h.beats != nil {
+		return h.beats.Extend(ctx, hd, h.opts.Now())
+	}
+	if err := h.heartbeatGate.enter(ctx); err != nil {
+		return models.Extension{}, err
+	}
+	defer h.heartbeatGate.leave()
+	return models.ExtendLease(ctx, h.opts.HeartbeatDB, hd, h.opts.Now())
 }
 
 // toldByGrant is what the grant's notice tells (or told) the workflow of

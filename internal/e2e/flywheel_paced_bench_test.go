@@ -151,6 +151,7 @@ func pacedLeases(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, [
 		mu       sync.Mutex
 		outs     []time.Duration
 		byBeat   [pacedBeats][]time.Duration
+		timeline [pacedBeats][]timedLatency
 		failures []error
 		wg       sync.WaitGroup
 	)
@@ -179,7 +180,11 @@ func pacedLeases(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, [
 			last := beat == pacedBeats
 			wg.Go(func() {
 				err := q.post(q.hbPath(l), l.Key, l.Token, nil, nil)
-				record(&byBeat[beat-1], time.Since(due), err)
+				took := time.Since(due)
+				record(&byBeat[beat-1], took, err)
+				mu.Lock()
+				timeline[beat-1] = append(timeline[beat-1], timedLatency{due.Sub(claimedAt[0]), took})
+				mu.Unlock()
 				if last && err == nil {
 					sent := time.Now()
 					err := q.post(q.outputTo(l), l.Key, l.Token, benchOutput, nil)
@@ -200,6 +205,11 @@ func pacedLeases(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, [
 		line += fmt.Sprintf(" %d: %.1f/%.1f ms;", i+1, pct(lat, 0.5), pct(lat, 0.99))
 	}
 	b.Log(line)
+	// Where in each beat the slow heartbeats were due, on stderr: a
+	// benchmark's log keeps only its first ten lines.
+	for i, tl := range timeline {
+		fmt.Fprintf(os.Stderr, "%s beat %d slow heartbeats by due time: %s\n", side, i+1, slowBySlice(tl, time.Duration(i+1)*pacedEvery))
+	}
 	slices.Sort(f.warm)
 	slices.Sort(outs)
 	return f, outs

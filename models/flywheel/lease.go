@@ -170,19 +170,32 @@ func heartbeatOneStatement(ctx context.Context, db *gorm.DB, h Holder, now time.
 	}
 	switch {
 	case err == nil:
-		e := Extension{Epoch: row.epoch, ExpiresAt: row.expires.UTC()}
-		if row.grantedAt.Valid && row.grantedExpiry.Valid {
-			e.GrantedAt, e.GrantedExpiry = row.grantedAt.Time.UTC(), row.grantedExpiry.Time.UTC()
-			return e, nil
-		}
-		return withGrant(db.WithContext(ctx), h.RolloutID, e, nil, nil)
+		return extensionOf(db.WithContext(ctx), h.RolloutID, row)
 	case !errors.Is(err, sql.ErrNoRows) && !errors.Is(err, pgx.ErrNoRows):
 		return Extension{}, err
 	}
-	if _, err := authorize(db.WithContext(ctx), h, now, false); err != nil {
-		return Extension{}, err
+	return Extension{}, refusedBeat(db.WithContext(ctx), h, now)
+}
+
+// extensionOf is the Extension of a row a heartbeat extended, its grant
+// read from the lease history when the row does not keep it.
+func extensionOf(db *gorm.DB, rolloutID string, row leaseRow) (Extension, error) {
+	e := Extension{Epoch: row.epoch, ExpiresAt: row.expires.UTC()}
+	if row.grantedAt.Valid && row.grantedExpiry.Valid {
+		e.GrantedAt, e.GrantedExpiry = row.grantedAt.Time.UTC(), row.grantedExpiry.Time.UTC()
+		return e, nil
 	}
-	return Extension{}, ErrStaleLease // the row changed between the two statements
+	return withGrant(db, rolloutID, e, nil, nil)
+}
+
+// refusedBeat names why a heartbeat of h at now that extended nothing was
+// refused: authorize's error (401, 403, 409 or 410), or a stale lease
+// when the row changed between the two statements.
+func refusedBeat(db *gorm.DB, h Holder, now time.Time) error {
+	if _, err := authorize(db, h, now, false); err != nil {
+		return err
+	}
+	return ErrStaleLease
 }
 
 // withGrant completes e with its lease's grant as the rollout's row has

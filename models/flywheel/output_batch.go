@@ -32,6 +32,8 @@ type batchedOutput struct {
 	done chan batchAnswer
 }
 
+func (x *batchedOutput) rollout() string { return x.h.RolloutID }
+
 // batchAnswer is what a commit decided for one output: accepted at epoch,
 // not accepted (the caller names the refusal), or err.
 type batchAnswer struct {
@@ -112,24 +114,9 @@ func (b *OutputBatcher) run() {
 			}
 		}
 		var batch []*batchedOutput
-		batch, next = distinctRollouts(waiting, outputBatchMax)
+		batch, next = distinctByRollout(waiting, outputBatchMax)
 		b.commit(batch)
 	}
-}
-
-// distinctRollouts splits waiting into a batch of at most max outputs of
-// distinct rollouts, in arrival order, and the rest.
-func distinctRollouts(waiting []*batchedOutput, max int) (batch, rest []*batchedOutput) {
-	seen := make(map[string]bool, len(waiting))
-	for _, x := range waiting {
-		if len(batch) == max || seen[x.h.RolloutID] {
-			rest = append(rest, x)
-			continue
-		}
-		seen[x.h.RolloutID] = true
-		batch = append(batch, x)
-	}
-	return batch, rest
 }
 
 // commit runs one batch and answers each of its outputs. A batch the

@@ -218,7 +218,7 @@ func TestDistinctRollouts_KeepsOneOutputPerRolloutAndTheBound(t *testing.T) {
 		}
 		return s
 	}
-	batch, rest := distinctRollouts([]*batchedOutput{mk("a"), mk("b"), mk("a"), mk("c"), mk("d")}, 3)
+	batch, rest := distinctByRollout([]*batchedOutput{mk("a"), mk("b"), mk("a"), mk("c"), mk("d")}, 3)
 	if fmt.Sprint(ids(batch)) != "[a b c]" || fmt.Sprint(ids(rest)) != "[a d]" {
 		t.Fatalf("batch %v rest %v", ids(batch), ids(rest))
 	}

@@ -34,6 +34,11 @@ func TestRowStatements_FindTheRowByItsPrimaryKeyWhateverTheStatisticsSay(t *test
 		t.Fatal(err)
 	}
 	plans := map[string]string{"heartbeat": planText(t, rows)}
+	beats := []*waitingBeat{waitingBeatOf(h, now), waitingBeatOf(holders[0], now)}
+	if rows, err = sqlDB.Query("EXPLAIN "+heartbeatsPostgres, heartbeatsArgs(beats)...); err != nil {
+		t.Fatalf("heartbeats: %v", err)
+	}
+	plans["heartbeats"] = planText(t, rows)
 	rows, err = sqlDB.Query("EXPLAIN "+acceptOutputPostgres, outputArgs(h, Output{BodySHA256: "x"}, now)...)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,154 @@
+package flywheel
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// HeartbeatBatcher extends leases exactly as ExtendLease does on
+// PostgreSQL, but the heartbeats that arrive while its statements are
+// under way share one statement (heartbeatsPostgres): one round trip, one
+// parse, plan and commit for the batch, where each heartbeat paid its own.
+// A heartbeat that finds a runner idle goes at once, alone, so a batch
+// never waits for company; under a burst the queue forms batches by
+// itself, and the more the database falls behind the more each statement
+// carries. The queue is served in arrival order.
+type HeartbeatBatcher struct {
+	pool  *sql.DB
+	db    *gorm.DB
+	queue chan *waitingBeat
+}
+
+// waitingBeat is one heartbeat waiting in a HeartbeatBatcher, stamped
+// with when it arrived.
+type waitingBeat struct {
+	h    Holder
+	now  time.Time
+	done chan beatAnswer
+}
+
+// beatAnswer is what a batch decided for one heartbeat: the extension,
+// or err (a refusal is named before it is answered).
+type beatAnswer struct {
+	e   Extension
+	err error
+}
+
+// Heartbeat batching: statements under way at once per process (each on
+// a connection of the pool, which must allow at least this many), the
+// largest batch, and how long one batch may take.
+const (
+	heartbeatRunners      = 2
+	heartbeatBatchMax     = 128
+	heartbeatBatchTimeout = 10 * time.Second
+)
+
+// NewHeartbeatBatcher starts the batcher's runners on db's pool; they
+// live as long as the process. It returns nil for a database that is not
+// PostgreSQL or whose pool is not a *sql.DB (use ExtendLease).
+func NewHeartbeatBatcher(db *gorm.DB) *HeartbeatBatcher {
+	pool, ok := db.Statement.ConnPool.(*sql.DB)
+	if db.Dialector.Name() != "postgres" || !ok {
+		return nil
+	}
+	b := &HeartbeatBatcher{pool: pool, db: db, queue: make(chan *waitingBeat, 4*heartbeatBatchMax)}
+	for range heartbeatRunners {
+		go b.run()
+	}
+	return b
+}
+
+// Extend is ExtendLease for holder h at now (when the heartbeat arrived).
+func (b *HeartbeatBatcher) Extend(ctx context.Context, h Holder, now time.Time) (Extension, error) {
+	x := &waitingBeat{h: h, now: dbTime(now), done: make(chan beatAnswer, 1)}
+	select {
+	case b.queue <- x:
+	case <-ctx.Done():
+		return Extension{}, ctx.Err()
+	}
+	// Once queued the heartbeat may land whatever the caller does, so the
+	// answer is awaited (the batch has its own timeout).
+	a := <-x.done
+	return a.e, a.err
+}
+
+// run extends batches for as long as the process lives.
+func (b *HeartbeatBatcher) run() {
+	var next []*waitingBeat
+	for {
+		var batch []*waitingBeat
+		batch, next = b.take(next)
+		b.extend(batch)
+	}
+}
+
+// take is the next batch: the heartbeats left over from the last one, or
+// else the first to arrive, and every other one already waiting, up to
+// heartbeatBatchMax; a heartbeat of a rollout already in the batch is
+// left over for the next one.
+func (b *HeartbeatBatcher) take(left []*waitingBeat) (batch, rest []*waitingBeat) {
+	waiting := left
+	if len(waiting) == 0 {
+		waiting = append(waiting, <-b.queue)
+	}
+	for len(waiting) < heartbeatBatchMax {
+		select {
+		case x := <-b.queue:
+			waiting = append(waiting, x)
+		default:
+			return distinctByRollout(waiting, heartbeatBatchMax)
+		}
+	}
+	return distinctByRollout(waiting, heartbeatBatchMax)
+}
+
+// extend runs one batch and answers each of its heartbeats: a lone one
+// by the one-heartbeat statement, more in one heartbeatsPostgres. A
+// heartbeat the batch did not extend is refused for its own reason
+// (refusedBeat), as it would be alone.
+func (b *HeartbeatBatcher) extend(batch []*waitingBeat) {
+	ctx, cancel := context.WithTimeout(context.Background(), heartbeatBatchTimeout)
+	defer cancel()
+	db := b.db.WithContext(ctx)
+	if len(batch) == 1 {
+		x := batch[0]
+		e, err := heartbeatOneStatement(ctx, b.db, x.h, x.now)
+		x.done <- beatAnswer{e, err}
+		return
+	}
+	rows, err := extendAllOnConn(ctx, b.pool, batch)
+	for _, x := range batch {
+		switch row, ok := rows[x.h.RolloutID]; {
+		case err != nil:
+			x.done <- beatAnswer{err: err}
+		case ok:
+			e, err := extensionOf(db, x.h.RolloutID, row)
+			x.done <- beatAnswer{e, err}
+		default:
+			x.done <- beatAnswer{err: refusedBeat(db, x.h, x.now)}
+		}
+	}
+}
+
+func (x *waitingBeat) rollout() string { return x.h.RolloutID }
+
+// ofRollout is a request waiting in a batcher, for a rollout.
+type ofRollout interface{ rollout() string }
+
+// distinctByRollout splits waiting into a batch of at most max requests
+// of distinct rollouts, in arrival order, and the rest.
+func distinctByRollout[T ofRollout](waiting []T, max int) (batch, rest []T) {
+	seen := make(map[string]bool, len(waiting))
+	for _, x := range waiting {
+		if len(batch) == max || seen[x.rollout()] {
+			rest = append(rest, x)
+			continue
+		}
+		seen[x.rollout()] = true
+		batch = append(batch, x)
+	}
+	return batch, rest
+}
