@@ -150,19 +150,19 @@ func pacedLeases(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, [
 	var (
 		mu       sync.Mutex
 		outs     []time.Duration
-		byBeat   [pacedBeats][]time.Duration
-		timeline [pacedBeats][]timedLatency
+		byBeat   [pacedBeats][]timedLatency
 		failures []error
 		wg       sync.WaitGroup
 	)
-	record := func(into *[]time.Duration, d time.Duration, err error) {
+	// record keeps a request's figure (add) or its error.
+	record := func(err error, add func()) {
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
 			failures = append(failures, err)
 			return
 		}
-		*into = append(*into, d)
+		add()
 	}
 	side := "baseline"
 	if gatehouse {
@@ -180,15 +180,13 @@ func pacedLeases(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, [
 			last := beat == pacedBeats
 			wg.Go(func() {
 				err := q.post(q.hbPath(l), l.Key, l.Token, nil, nil)
-				took := time.Since(due)
-				record(&byBeat[beat-1], took, err)
-				mu.Lock()
-				timeline[beat-1] = append(timeline[beat-1], timedLatency{due.Sub(claimedAt[0]), took})
-				mu.Unlock()
+				x := timedLatency{due.Sub(claimedAt[0]), time.Since(due)}
+				record(err, func() { byBeat[beat-1] = append(byBeat[beat-1], x) })
 				if last && err == nil {
 					sent := time.Now()
 					err := q.post(q.outputTo(l), l.Key, l.Token, benchOutput, nil)
-					record(&outs, time.Since(sent), err)
+					took := time.Since(sent)
+					record(err, func() { outs = append(outs, took) })
 				}
 			})
 		}
@@ -199,7 +197,8 @@ func pacedLeases(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, [
 		b.Fatalf("%d paced requests failed, the first: %v", len(failures), failures[0])
 	}
 	line := side + " heartbeat p50/p99 by beat:"
-	for i, lat := range byBeat {
+	for i, tl := range byBeat {
+		lat := tookOf(tl)
 		f.warm = append(f.warm, lat...)
 		slices.Sort(lat)
 		line += fmt.Sprintf(" %d: %.1f/%.1f ms;", i+1, pct(lat, 0.5), pct(lat, 0.99))
@@ -207,7 +206,7 @@ func pacedLeases(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, [
 	b.Log(line)
 	// Where in each beat the slow heartbeats were due, on stderr: a
 	// benchmark's log keeps only its first ten lines.
-	for i, tl := range timeline {
+	for i, tl := range byBeat {
 		fmt.Fprintf(os.Stderr, "%s beat %d slow heartbeats by due time: %s\n", side, i+1, slowBySlice(tl, time.Duration(i+1)*pacedEvery))
 	}
 	slices.Sort(f.warm)

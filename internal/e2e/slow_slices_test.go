@@ -12,6 +12,15 @@ type timedLatency struct {
 	due, took time.Duration
 }
 
+// tookOf is the latencies of tl, in its order.
+func tookOf(tl []timedLatency) []time.Duration {
+	took := make([]time.Duration, len(tl))
+	for i, x := range tl {
+		took[i] = x.took
+	}
+	return took
+}
+
 // slowSlice is how wide a slice slowBySlice counts in, and slowOver the
 // latency it counts as slow.
 const (
@@ -29,16 +38,16 @@ func slowBySlice(tl []timedLatency, from time.Duration) string {
 		n, slow int
 		worst   time.Duration
 	}
-	var slices []slice
+	var bySlice []slice
 	for _, x := range tl {
 		i := int((x.due - from) / slowSlice)
 		if i < 0 {
 			i = 0
 		}
-		for len(slices) <= i {
-			slices = append(slices, slice{})
+		for len(bySlice) <= i {
+			bySlice = append(bySlice, slice{})
 		}
-		s := &slices[i]
+		s := &bySlice[i]
 		s.n++
 		if x.took > slowOver {
 			s.slow++
@@ -46,7 +55,7 @@ func slowBySlice(tl []timedLatency, from time.Duration) string {
 		s.worst = max(s.worst, x.took)
 	}
 	var b strings.Builder
-	for i, s := range slices {
+	for i, s := range bySlice {
 		if s.n > 0 {
 			fmt.Fprintf(&b, " %d:%d/%d<%dms", i, s.slow, s.n, s.worst.Milliseconds())
 		}

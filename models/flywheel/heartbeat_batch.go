@@ -56,7 +56,7 @@ func NewHeartbeatBatcher(db *gorm.DB) *HeartbeatBatcher {
 	}
 	b := &HeartbeatBatcher{pool: pool, db: db, queue: make(chan *waitingBeat, 4*heartbeatBatchMax)}
 	for range heartbeatRunners {
-		go b.run()
+		go serveBatches(b.queue, heartbeatBatchMax, b.extend)
 	}
 	return b
 }
@@ -75,36 +75,6 @@ func (b *HeartbeatBatcher) Extend(ctx context.Context, h Holder, now time.Time) 
 	return a.e, a.err
 }
 
-// run extends batches for as long as the process lives.
-func (b *HeartbeatBatcher) run() {
-	var next []*waitingBeat
-	for {
-		var batch []*waitingBeat
-		batch, next = b.take(next)
-		b.extend(batch)
-	}
-}
-
-// take is the next batch: the heartbeats left over from the last one, or
-// else the first to arrive, and every other one already waiting, up to
-// heartbeatBatchMax; a heartbeat of a rollout already in the batch is
-// left over for the next one.
-func (b *HeartbeatBatcher) take(left []*waitingBeat) (batch, rest []*waitingBeat) {
-	waiting := left
-	if len(waiting) == 0 {
-		waiting = append(waiting, <-b.queue)
-	}
-	for len(waiting) < heartbeatBatchMax {
-		select {
-		case x := <-b.queue:
-			waiting = append(waiting, x)
-		default:
-			return distinctByRollout(waiting, heartbeatBatchMax)
-		}
-	}
-	return distinctByRollout(waiting, heartbeatBatchMax)
-}
-
 // extend runs one batch and answers each of its heartbeats: a lone one
 // by the one-heartbeat statement, more in one heartbeatsPostgres. A
 // heartbeat the batch did not extend is refused for its own reason
@@ -115,7 +85,7 @@ func (b *HeartbeatBatcher) extend(batch []*waitingBeat) {
 	db := b.db.WithContext(ctx)
 	if len(batch) == 1 {
 		x := batch[0]
-		e, err := heartbeatOneStatement(ctx, b.db, x.h, x.now)
+		e, err := heartbeatOneStatement(ctx, db, x.h, x.now)
 		x.done <- beatAnswer{e, err}
 		return
 	}
@@ -134,21 +104,3 @@ func (b *HeartbeatBatcher) extend(batch []*waitingBeat) {
 }
 
 func (x *waitingBeat) rollout() string { return x.h.RolloutID }
-
-// ofRollout is a request waiting in a batcher, for a rollout.
-type ofRollout interface{ rollout() string }
-
-// distinctByRollout splits waiting into a batch of at most max requests
-// of distinct rollouts, in arrival order, and the rest.
-func distinctByRollout[T ofRollout](waiting []T, max int) (batch, rest []T) {
-	seen := make(map[string]bool, len(waiting))
-	for _, x := range waiting {
-		if len(batch) == max || seen[x.rollout()] {
-			rest = append(rest, x)
-			continue
-		}
-		seen[x.rollout()] = true
-		batch = append(batch, x)
-	}
-	return batch, rest
-}

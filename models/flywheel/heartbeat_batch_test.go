@@ -100,12 +100,12 @@ func TestHeartbeatBatch_TakesEveryWaitingHeartbeatOncePerRollout(t *testing.T) {
 		}
 		return s
 	}
-	batch, rest := b.take(nil)
+	batch, rest := nextBatch(b.queue, nil, heartbeatBatchMax)
 	if fmt.Sprint(ids(batch)) != "[a b c]" || fmt.Sprint(ids(rest)) != "[a]" {
 		t.Fatalf("first batch %v, left %v", ids(batch), ids(rest))
 	}
 	b.queue <- waitingBeatOf(Holder{RolloutID: "d"}, time.Now())
-	if batch, rest = b.take(rest); fmt.Sprint(ids(batch)) != "[a d]" || len(rest) != 0 {
+	if batch, rest = nextBatch(b.queue, rest, heartbeatBatchMax); fmt.Sprint(ids(batch)) != "[a d]" || len(rest) != 0 {
 		t.Fatalf("second batch %v, left %v", ids(batch), ids(rest))
 	}
 }

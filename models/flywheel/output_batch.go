@@ -63,7 +63,7 @@ func NewOutputBatcher(db *gorm.DB) *OutputBatcher {
 		committers = 1
 	}
 	for range committers {
-		go b.run()
+		go serveBatches(b.queue, outputBatchMax, b.commit)
 	}
 	return b
 }
@@ -91,32 +91,6 @@ func (b *OutputBatcher) resolve(ctx context.Context, x *batchedOutput, a batchAn
 		return a.epoch, false, nil
 	}
 	return outputRefusal(b.db.WithContext(ctx), x.h, x.o, x.now)
-}
-
-// run commits batches for as long as the process lives: it takes the
-// first waiting output, every other one already waiting (up to
-// outputBatchMax), and commits them; an output for a rollout already in
-// the batch waits for the next one.
-func (b *OutputBatcher) run() {
-	var next []*batchedOutput
-	for {
-		waiting := next
-		if len(waiting) == 0 {
-			waiting = append(waiting, <-b.queue)
-		}
-	drain:
-		for len(waiting) < outputBatchMax {
-			select {
-			case x := <-b.queue:
-				waiting = append(waiting, x)
-			default:
-				break drain
-			}
-		}
-		var batch []*batchedOutput
-		batch, next = distinctByRollout(waiting, outputBatchMax)
-		b.commit(batch)
-	}
 }
 
 // commit runs one batch and answers each of its outputs. A batch the

@@ -1,0 +1,54 @@
+package flywheel
+
+// The batchers (OutputBatcher, HeartbeatBatcher) share how a batch is
+// taken from their queue: every request already waiting, in arrival
+// order, one a rollout.
+
+// ofRollout is a request waiting in a batcher, for a rollout.
+type ofRollout interface{ rollout() string }
+
+// serveBatches hands handle each batch taken from queue (nextBatch), for
+// as long as the process lives: a batcher's runner.
+func serveBatches[T ofRollout](queue <-chan T, max int, handle func(batch []T)) {
+	var next []T
+	for {
+		var batch []T
+		batch, next = nextBatch(queue, next, max)
+		handle(batch)
+	}
+}
+
+// nextBatch is a batcher's next batch: the requests left over from its
+// last one, or else the first to arrive on queue, and every other one
+// already waiting, up to max; a request for a rollout already in the
+// batch is left over (rest) for the next one.
+func nextBatch[T ofRollout](queue <-chan T, left []T, max int) (batch, rest []T) {
+	waiting := left
+	if len(waiting) == 0 {
+		waiting = append(waiting, <-queue)
+	}
+	for len(waiting) < max {
+		select {
+		case x := <-queue:
+			waiting = append(waiting, x)
+		default:
+			return distinctByRollout(waiting, max)
+		}
+	}
+	return distinctByRollout(waiting, max)
+}
+
+// distinctByRollout splits waiting into a batch of at most max requests
+// of distinct rollouts, in arrival order, and the rest.
+func distinctByRollout[T ofRollout](waiting []T, max int) (batch, rest []T) {
+	seen := make(map[string]bool, len(waiting))
+	for _, x := range waiting {
+		if len(batch) == max || seen[x.rollout()] {
+			rest = append(rest, x)
+			continue
+		}
+		seen[x.rollout()] = true
+		batch = append(batch, x)
+	}
+	return batch, rest
+}
