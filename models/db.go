@@ -19,7 +19,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/models/migrate"
 	"github.com/gatehouse/gatehouse/models/platform"
-	"github.com/gatehouse/gatehouse/models/sqlitedsn"
+	"github.com/gatehouse/gatehouse/models/sqlitedb"
 )
 
 // Migrations is every domain's migrations, applied in ID order.
@@ -71,23 +71,23 @@ func OpenPool(url string, pool Pool) (*gorm.DB, error) {
 	}
 }
 
-// openSQLite opens a SQLite file in WAL mode with a busy timeout; SQLite
-// allows one writer, so the pool keeps a single connection.
+// openSQLite opens a SQLite file as sqlitedb sets it up: WAL mode, one
+// connection (SQLite allows one writer), checkpoints off the commit path.
 func openSQLite(path string, cfg *gorm.Config) (*gorm.DB, error) {
 	if path != ":memory:" {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
 	}
-	db, err := gorm.Open(sqlite.Open(sqlitedsn.For(path)), cfg)
-	if err != nil {
-		return nil, fmt.Errorf("open sqlite: %w", err)
-	}
-	sqlDB, err := db.DB()
+	sqlDB, err := sqlitedb.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	sqlDB.SetMaxOpenConns(1)
+	db, err := gorm.Open(sqlite.New(sqlite.Config{Conn: sqlDB}), cfg)
+	if err != nil {
+		_ = sqlDB.Close() // the open's error is the one to report
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
 	return db, nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/models/sqlitedb"
 )
 
 func TestOpenSQLite_AppliesDurabilityPragmas(t *testing.T) {
@@ -25,10 +27,10 @@ func TestOpenSQLite_AppliesDurabilityPragmas(t *testing.T) {
 	if mode != "wal" || sync != 1 || busy != 10000 || foreignKeys != 1 {
 		t.Fatalf("journal_mode=%q synchronous=%d busy_timeout=%d foreign_keys=%d", mode, sync, busy, foreignKeys)
 	}
-	// The larger autocheckpoint (sqlitedsn.WALAutocheckpointPages), not
-	// SQLite's default of 1,000 pages.
-	if checkpoint != 10000 {
-		t.Fatalf("wal_autocheckpoint=%d, want 10000", checkpoint)
+	// Commits leave checkpoints to sqlitedb's checkpointer, up to the
+	// backstop, not SQLite's default of 1,000 pages.
+	if checkpoint != sqlitedb.BackstopCheckpointPages {
+		t.Fatalf("wal_autocheckpoint=%d, want %d", checkpoint, sqlitedb.BackstopCheckpointPages)
 	}
 }
 

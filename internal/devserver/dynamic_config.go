@@ -16,6 +16,13 @@ import (
 // the namespace from SQLite under a global lock: in a burst of 5,000
 // rollouts that was an eighth of everything the process allocated.
 //
+// Its history queues checkpoint every queueCheckpointEvery, not every
+// 30 s: a queue forgets the tasks it has finished only at a checkpoint,
+// and until then each new batch of tasks splits its slice by copying a
+// map of every task it still holds. In a burst of 5,000 rollouts those
+// copies were a third of everything the process allocated, and the
+// collections they set off stalled the api's requests.
+//
 // Each key answers the same slice on every read, as the server's
 // conversion cache expects of a client.
 type bootstrapConfig struct {
@@ -23,12 +30,21 @@ type bootstrapConfig struct {
 	settled atomic.Bool
 }
 
+// queueCheckpointEvery is how often the dev server's history queues
+// checkpoint: each checkpoint writes the shard's queue state and deletes
+// the tasks done, a few small writes a second.
+const queueCheckpointEvery = time.Second
+
 // newBootstrapConfig is the dev server's dynamic config, not yet settled.
 func newBootstrapConfig() *bootstrapConfig {
 	on := []dynamicconfig.ConstrainedValue{{Value: true}}
+	checkpoint := []dynamicconfig.ConstrainedValue{{Value: queueCheckpointEvery}}
 	return &bootstrapConfig{values: dynamicconfig.StaticClient{
 		dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): on,
 		dynamicconfig.FrontendEnableUpdateWorkflowExecution.Key():   on,
+		dynamicconfig.TransferProcessorUpdateAckInterval.Key():      checkpoint,
+		dynamicconfig.VisibilityProcessorUpdateAckInterval.Key():    checkpoint,
+		dynamicconfig.TimerProcessorUpdateAckInterval.Key():         checkpoint,
 	}}
 }
 

@@ -29,3 +29,19 @@ func TestBootstrapConfig_ForcesSearchAttributeReadsOnlyUntilSettled(t *testing.T
 		t.Fatal("a key answered a new slice on each read; the server's conversion cache expects the same one")
 	}
 }
+
+// TestBootstrapConfig_HistoryQueuesCheckpointEverySecond: the server reads
+// each history queue's checkpoint interval as a duration; a value of
+// another type would be dropped and the 30 s default read instead.
+func TestBootstrapConfig_HistoryQueuesCheckpointEverySecond(t *testing.T) {
+	settings := dynamicconfig.NewCollection(newBootstrapConfig(), log.NewNoopLogger())
+	for name, every := range map[string]dynamicconfig.DurationPropertyFn{
+		"transfer":   dynamicconfig.TransferProcessorUpdateAckInterval.Get(settings),
+		"visibility": dynamicconfig.VisibilityProcessorUpdateAckInterval.Get(settings),
+		"timer":      dynamicconfig.TimerProcessorUpdateAckInterval.Get(settings),
+	} {
+		if got := every(); got != queueCheckpointEvery {
+			t.Errorf("the %s queue checkpoints every %v, want %v", name, got, queueCheckpointEvery)
+		}
+	}
+}

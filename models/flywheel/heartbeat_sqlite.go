@@ -1,6 +1,7 @@
 package flywheel
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -22,6 +23,25 @@ const (
 		WHERE id = ? AND status = ? AND lease_epoch = ? AND lease_token_hash = ? AND output_at IS NULL AND lease_expires_at > ?`
 )
 
+// readFenceSQLite reads the columns a lease's fence needs from rollout
+// id's row on pool (heartbeatSQLiteRead); found is false when there is
+// no such row.
+func readFenceSQLite(ctx context.Context, pool gorm.ConnPool, id string) (r Rollout, found bool, err error) {
+	r.ID = id
+	// QueryContext, not QueryRowContext: GORM's prepared pool answers a
+	// statement it could not prepare with a Row whose Scan panics.
+	rows, err := pool.QueryContext(ctx, heartbeatSQLiteRead, id)
+	if err != nil {
+		return r, false, err
+	}
+	found = rows.Next()
+	if found {
+		err = rows.Scan(&r.APIKeyHash, &r.LeaseTokenHash, &r.Status, &r.OutputAt, &r.DeadlineAt,
+			&r.LeaseExpiresAt, &r.LeaseSeconds, &r.LeaseEpoch, &r.LeaseGrantedAt, &r.LeaseGrantedExpiry)
+	}
+	return r, found, errors.Join(err, rows.Close(), rows.Err())
+}
+
 // heartbeatSQLite extends h's lease when the row shows it live and held
 // by h. A refusal with h's own key is named from the row read
 // (leaseRefusal); with another key, authorize reads the lease history to
@@ -29,19 +49,8 @@ const (
 // 401).
 func heartbeatSQLite(db *gorm.DB, h Holder, now time.Time) (Extension, error) {
 	pool := db.Session(&gorm.Session{PrepareStmt: true}).Statement.ConnPool
-	r := Rollout{ID: h.RolloutID}
-	// QueryContext, not QueryRowContext: GORM's prepared pool answers a
-	// statement it could not prepare with a Row whose Scan panics.
-	rows, err := pool.QueryContext(db.Statement.Context, heartbeatSQLiteRead, h.RolloutID)
+	r, found, err := readFenceSQLite(db.Statement.Context, pool, h.RolloutID)
 	if err != nil {
-		return Extension{}, err
-	}
-	found := rows.Next()
-	if found {
-		err = rows.Scan(&r.APIKeyHash, &r.LeaseTokenHash, &r.Status, &r.OutputAt, &r.DeadlineAt,
-			&r.LeaseExpiresAt, &r.LeaseSeconds, &r.LeaseEpoch, &r.LeaseGrantedAt, &r.LeaseGrantedExpiry)
-	}
-	if err := errors.Join(err, rows.Close(), rows.Err()); err != nil {
 		return Extension{}, err
 	}
 	keyHash := Hash(h.APIKey)

@@ -8,7 +8,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
-	"github.com/gatehouse/gatehouse/models/sqlitedsn"
+	"github.com/gatehouse/gatehouse/models/sqlitedb"
 )
 
 // BenchmarkHeartbeat_SQLite is the database half of a heartbeat on the dev
@@ -32,20 +32,19 @@ func BenchmarkHeartbeat_SQLite(b *testing.B) {
 	reportHeartbeatVariants(b, variants, "-cpu-us")
 }
 
-// benchSQLite opens a new SQLite database as models.Open sets one up (its
-// DSN from sqlitedsn, one connection), closed after the test or benchmark;
-// models imports this package, so its internal tests cannot call
-// models.Open.
+// benchSQLite opens a new SQLite database as models.Open sets one up
+// (sqlitedb.Open: its settings, one connection, its checkpointer), closed
+// after the test or benchmark; models imports this package, so its
+// internal tests cannot call models.Open.
 func benchSQLite(tb testing.TB) *gorm.DB {
-	db, err := gorm.Open(sqlite.Open(sqlitedsn.For(filepath.Join(tb.TempDir(), "bench.db"))), &gorm.Config{SkipDefaultTransaction: true, TranslateError: true, Logger: logger.Discard})
+	sqlDB, err := sqlitedb.Open(filepath.Join(tb.TempDir(), "bench.db"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sqlDB, err := db.DB()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sqlDB.SetMaxOpenConns(1)
 	tb.Cleanup(func() { _ = sqlDB.Close() })
+	db, err := gorm.Open(sqlite.New(sqlite.Config{Conn: sqlDB}), &gorm.Config{SkipDefaultTransaction: true, TranslateError: true, Logger: logger.Discard})
+	if err != nil {
+		tb.Fatal(err)
+	}
 	return db
 }

@@ -29,37 +29,6 @@ func AcceptOutput(ctx context.Context, db *gorm.DB, h Holder, o Output, now time
 	return epoch, sameBody, err
 }
 
-// acceptOutputTx is AcceptOutput's work inside transaction tx (SQLite). A
-// refusal (outputRefused) is decided before anything is written.
-func acceptOutputTx(tx *gorm.DB, h Holder, o Output, now time.Time) (epoch int64, sameBody bool, err error) {
-	r, err := authorize(tx, h, now, true)
-	if err == ErrOutputAccepted {
-		return 0, sameOutputBody(tx, r.ID, o), err
-	}
-	if err != nil {
-		return 0, false, err
-	}
-	res := tx.Model(&Rollout{}).
-		Where("id = ? AND status = ? AND lease_epoch = ? AND lease_token_hash = ? AND output_at IS NULL AND lease_expires_at > ? AND deadline_at > ?",
-			r.ID, StatusLeased, r.LeaseEpoch, r.LeaseTokenHash, now, now).
-		Updates(map[string]any{"output_at": now, "updated_at": now})
-	if res.Error != nil {
-		return 0, false, res.Error
-	}
-	if res.RowsAffected != 1 {
-		return 0, false, ErrStaleLease
-	}
-	o.RolloutID, o.Epoch, o.ReceivedAt = r.ID, r.LeaseEpoch, now
-	if err := tx.Create(&o).Error; err != nil {
-		return 0, false, err
-	}
-	if err := tx.Where("rollout_id = ? AND kind = ?", r.ID, NoticeGrant).Delete(&Notice{}).Error; err != nil {
-		return 0, false, err // a grant still waiting: the output notice says all
-	}
-	err = insertNotice(tx, Notice{RolloutID: r.ID, Epoch: r.LeaseEpoch, Kind: NoticeOutput, DueAt: now.Add(OutputNoticeGrace), CreatedAt: now})
-	return r.LeaseEpoch, false, err
-}
-
 // outputRefused tells whether err is one of the answers AcceptOutput
 // gives an output it does not take (nothing was written for it).
 func outputRefused(err error) bool {
