@@ -52,7 +52,7 @@ func open(path string, every checkpointing) (*sql.DB, *checkpointer, error) {
 		return db, nil, nil
 	}
 	ck := newCheckpointer(sql.OpenDB(connector), every)
-	db := sql.OpenDB(closingConnector{Connector: connector, stop: ck})
+	db := sql.OpenDB(closingConnector{Connector: connector, checkpointer: ck})
 	db.SetMaxOpenConns(1)
 	ck.start(db)
 	return db, ck, nil
@@ -62,8 +62,8 @@ func open(path string, every checkpointing) (*sql.DB, *checkpointer, error) {
 // checkpointer: sql.DB.Close closes a Connector that is an io.Closer.
 type closingConnector struct {
 	driver.Connector
-	stop *checkpointer
+	checkpointer *checkpointer
 }
 
 // Close stops the checkpointer.
-func (c closingConnector) Close() error { return c.stop.Close() }
+func (c closingConnector) Close() error { return c.checkpointer.Close() }
