@@ -12,8 +12,8 @@ import (
 // that never pause leave a passive checkpoint no moment to restart the
 // log, so without the checkpointer's restart it grows by every frame
 // committed (about 150 MB here, three pages a commit); with it, it stays
-// at what commits add while a passive checkpoint runs (9 MB here). Every committed row must still be there after the
-// database is closed and opened again.
+// at what commits add while a passive checkpoint runs (9 MB here). Every
+// committed row must still be there after the database is reopened.
 func TestCheckpointer_KeepsTheLogShortUnderCommitsThatNeverPause(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "log.db")
