@@ -42,25 +42,32 @@ func readFenceSQLite(ctx context.Context, pool gorm.ConnPool, id string) (r Roll
 	return r, found, errors.Join(err, rows.Close(), rows.Err())
 }
 
-// heartbeatSQLite extends h's lease when the row shows it live and held
-// by h. A refusal with h's own key is named from the row read
-// (leaseRefusal); with another key, authorize reads the lease history to
-// tell an earlier lease's key (409) from a foreign or unknown one (403,
-// 401).
-func heartbeatSQLite(db *gorm.DB, h Holder, now time.Time) (Extension, error) {
-	pool := db.Session(&gorm.Session{PrepareStmt: true}).Statement.ConnPool
-	r, found, err := readFenceSQLite(db.Statement.Context, pool, h.RolloutID)
+// heldRowSQLite reads h's rollout's fence columns on conn and names why
+// h may not act on it now, or nil. A refusal with h's own key is named
+// from the row read (leaseRefusal); with another key, authorize (on db)
+// reads the lease history to tell an earlier lease's key (409) from a
+// foreign or unknown one (403, 401).
+func heldRowSQLite(db *gorm.DB, conn gorm.ConnPool, h Holder, now time.Time) (Rollout, error) {
+	r, found, err := readFenceSQLite(db.Statement.Context, conn, h.RolloutID)
 	if err != nil {
-		return Extension{}, err
+		return r, err
 	}
 	keyHash := Hash(h.APIKey)
-	if !found || !sameHash(r.APIKeyHash, keyHash) {
-		if _, err := authorize(db, h, now, false); err != nil {
-			return Extension{}, err
-		}
-		return Extension{}, ErrStaleLease // the row changed between the two reads
+	if found && sameHash(r.APIKeyHash, keyHash) {
+		return r, leaseRefusal(r, keyHash, Hash(h.LeaseToken), now)
 	}
-	if err := leaseRefusal(r, keyHash, Hash(h.LeaseToken), now); err != nil {
+	if r, err = authorize(db, h, now, false); err == nil {
+		err = ErrStaleLease // the row changed between the two reads
+	}
+	return r, err
+}
+
+// heartbeatSQLite extends h's lease when the row shows it live and held
+// by h (heldRowSQLite).
+func heartbeatSQLite(db *gorm.DB, h Holder, now time.Time) (Extension, error) {
+	pool := db.Session(&gorm.Session{PrepareStmt: true}).Statement.ConnPool
+	r, err := heldRowSQLite(db, pool, h, now)
+	if err != nil {
 		return Extension{}, err
 	}
 	next := extendedExpiry(r, now)

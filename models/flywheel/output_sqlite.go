@@ -27,21 +27,11 @@ const (
 )
 
 // acceptOutputTx is AcceptOutput's work inside transaction tx (SQLite). A
-// refusal (outputRefused) is decided before anything is written: from the
-// row read when the holder's key is the row's, by authorize (which tells
-// an earlier lease's key from a foreign or unknown one) when it is not.
+// refusal (outputRefused) is decided before anything is written
+// (heldRowSQLite).
 func acceptOutputTx(tx *gorm.DB, h Holder, o Output, now time.Time) (epoch int64, sameBody bool, err error) {
 	ctx, conn := tx.Statement.Context, tx.Statement.ConnPool
-	r, found, err := readFenceSQLite(ctx, conn, h.RolloutID)
-	if err != nil {
-		return 0, false, err
-	}
-	keyHash := Hash(h.APIKey)
-	if found && sameHash(r.APIKeyHash, keyHash) {
-		err = leaseRefusal(r, keyHash, Hash(h.LeaseToken), now)
-	} else {
-		r, err = authorize(tx, h, now, true)
-	}
+	r, err := heldRowSQLite(tx, conn, h, now)
 	if err == ErrOutputAccepted {
 		return 0, sameOutputBody(tx, r.ID, o), err
 	}

@@ -46,15 +46,16 @@ func open(path string, every checkpointing) (*sql.DB, *checkpointer, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	if path == ":memory:" {
-		db := sql.OpenDB(connector)
-		db.SetMaxOpenConns(1)
-		return db, nil, nil
+	var ck *checkpointer
+	if path != ":memory:" { // an in-memory database has no log to copy
+		ck = newCheckpointer(sql.OpenDB(connector), every)
+		connector = closingConnector{Connector: connector, checkpointer: ck}
 	}
-	ck := newCheckpointer(sql.OpenDB(connector), every)
-	db := sql.OpenDB(closingConnector{Connector: connector, checkpointer: ck})
+	db := sql.OpenDB(connector)
 	db.SetMaxOpenConns(1)
-	ck.start(db)
+	if ck != nil {
+		ck.start(db)
+	}
 	return db, ck, nil
 }
 
