@@ -56,6 +56,15 @@ type rolloutJSON struct {
 	GatewayCalls []struct {
 		Model string `json:"model"`
 	} `json:"gateway_calls_derived"`
+	LeaseHistory []struct {
+		Epoch      int        `json:"epoch"`
+		ClaimedBy  string     `json:"claimed_by"`
+		GrantedAt  time.Time  `json:"granted_at"`
+		ExpiresAt  time.Time  `json:"expires_at"`
+		Heartbeats int        `json:"heartbeats"`
+		EndedAt    *time.Time `json:"ended_at"`
+		EndReason  *string    `json:"end_reason"`
+	} `json:"lease_history"`
 }
 
 func (j rolloutJSON) row() RolloutRow {
@@ -126,12 +135,8 @@ func (f *flywheelSource) Rollout(ctx context.Context, id string) (RolloutDetail,
 	if j.Exclusion != nil {
 		d.Exclusion = j.Exclusion.Reason
 	}
-	leases, err := fwmodels.LeaseHistory(ctx, f.db, id)
-	if err != nil {
-		return d, err
-	}
-	for _, l := range leases {
-		ls := Lease{Epoch: int(l.Epoch), Holder: l.ClaimedBy, LeasedAt: l.GrantedAt, ExpiresAt: l.ExpiresAt, Heartbeats: int(l.Heartbeats)}
+	for _, l := range j.LeaseHistory {
+		ls := Lease{Epoch: l.Epoch, Holder: l.ClaimedBy, LeasedAt: l.GrantedAt, ExpiresAt: l.ExpiresAt, Heartbeats: l.Heartbeats}
 		if l.EndedAt != nil {
 			ls.EndedAt = *l.EndedAt
 		}

@@ -86,3 +86,37 @@ func TestFlywheelSource_OverviewDetailAndCancelGoThroughTheFlywheel(t *testing.T
 		t.Fatalf("refused cancels signalled: %v", tc.signals)
 	}
 }
+
+// TestFlywheelSource_DetailCountsTheOpenLeasesHeartbeats: the console shows
+// the heartbeats that landed on a lease still held, which only the
+// rollout's row counts until the lease ends.
+func TestFlywheelSource_DetailCountsTheOpenLeasesHeartbeats(t *testing.T) {
+	t.Parallel()
+	db := modelstest.SQLite(t)
+	ctx := context.Background()
+	if _, _, err := fwmodels.Enqueue(ctx, db, fwmodels.NewRollout{ID: "ro_h", TurnInput: "hi", DeadlineAt: time.Now().Add(time.Hour), MaxAttempts: 3}); err != nil {
+		t.Fatal(err)
+	}
+	gs, err := fwmodels.Claim(ctx, db, fwmodels.Claimant{CredentialID: "cred_a", AllProjects: true}, 1, time.Minute, time.Now())
+	if err != nil || len(gs) != 1 {
+		t.Fatalf("claim: %v %d", err, len(gs))
+	}
+	holder := fwmodels.Holder{RolloutID: "ro_h", APIKey: gs[0].APIKey, LeaseToken: gs[0].LeaseToken}
+	var expiry time.Time
+	for range 2 {
+		if _, expiry, err = fwmodels.Heartbeat(ctx, db, holder, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := flywheel.New(db, &fakeFlywheelTemporal{}, slog.New(slog.NewTextHandler(io.Discard, nil)), flywheel.Options{TaskQueue: "q"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := newFlywheelSource(db, h).Rollout(ctx, "ro_h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Leases) != 1 || d.Leases[0].Heartbeats != 2 || d.Leases[0].Holder != "cred_a" || !d.Leases[0].ExpiresAt.Equal(expiry) {
+		t.Fatalf("leases %+v, want one held by cred_a with 2 heartbeats, expiring %s", d.Leases, expiry)
+	}
+}

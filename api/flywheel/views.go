@@ -65,7 +65,7 @@ type rolloutView struct {
 	Attempts             int64           `json:"attempts"`
 	MaxAttempts          int             `json:"max_attempts"`
 	LeaseExpiresAt       *time.Time      `json:"lease_expires_at"`
-	LeaseHistory         []models.Lease  `json:"lease_history,omitempty"`
+	LeaseHistory         []leaseView     `json:"lease_history,omitempty"`
 	ToolCalls            json.RawMessage `json:"tool_calls"`
 	LLMCallsObserved     int64           `json:"llm_calls_observed"`
 	LLMCallCountReported *int64          `json:"llm_call_count_reported"`
@@ -131,7 +131,9 @@ func (h *Handler) GetRollout(c *gin.Context) {
 		op = &o
 	}
 	v := view(r, op)
-	v.LeaseHistory, _ = models.LeaseHistory(ctx, h.db, r.ID)
+	if leases, err := models.CurrentLeaseHistory(ctx, h.db, r); err == nil && len(leases) > 0 {
+		v.LeaseHistory = leaseViews(leases)
+	}
 	calls, _ := models.Calls(ctx, h.db, r.ID)
 	for _, cl := range calls {
 		v.GatewayCalls = append(v.GatewayCalls, callView{ID: cl.ID, Endpoint: cl.Endpoint, Completion: cl.Completion, Model: cl.Model,

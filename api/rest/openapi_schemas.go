@@ -62,6 +62,14 @@ func nullableObject(required []string, props schema) schema {
 	return s
 }
 
+// lease is one entry of a rollout's lease_history.
+var lease = object([]string{"epoch", "claimed_by", "granted_at", "expires_at", "heartbeats", "ended_at", "end_reason", "llm_calls"}, schema{
+	"epoch": typed("integer"), "claimed_by": typed("string"),
+	"granted_at": schema{"type": "string", "format": "date-time"}, "expires_at": schema{"type": "string", "format": "date-time"},
+	"heartbeats": typed("integer"), "ended_at": schema{"type": []string{"string", "null"}, "format": "date-time"},
+	"end_reason": nullable("string"), "llm_calls": typed("integer"),
+})
+
 var rollout = object([]string{"rollout_id", "workflow_id", "owner", "status", "turn_input", "deadline_at", "attempts", "max_attempts",
 	"llm_calls_observed", "created_at"}, schema{
 	"rollout_id": typed("string"), "workflow_id": typed("string"), "owner": typed("string"),
@@ -69,7 +77,7 @@ var rollout = object([]string{"rollout_id", "workflow_id", "owner", "status", "t
 	"turn_input": typed("string"), "task_id": nullable("string"), "metadata": schema{},
 	"source_turn": object([]string{"agent_id", "turn_id"}, schema{"agent_id": typed("string"), "turn_id": typed("string")}),
 	"deadline_at": schema{"type": "string", "format": "date-time"}, "attempts": typed("integer"), "max_attempts": typed("integer"),
-	"lease_expires_at": schema{"type": []string{"string", "null"}, "format": "date-time"}, "lease_history": arrayOf(typed("object")),
+	"lease_expires_at": schema{"type": []string{"string", "null"}, "format": "date-time"}, "lease_history": arrayOf(lease),
 	"tool_calls": schema{}, "llm_calls_observed": typed("integer"), "llm_call_count_reported": nullable("integer"),
 	"on_policy": nullable("boolean"), "exclusion": exclusion, "output": typed("object"),
 	"gateway_calls_derived": arrayOf(typed("object")), "created_at": schema{"type": "string", "format": "date-time"},

@@ -79,6 +79,23 @@ func LeaseHistory(ctx context.Context, db *gorm.DB, id string) ([]Lease, error) 
 	return out, db.WithContext(ctx).Where("rollout_id = ?", id).Order("epoch").Find(&out).Error
 }
 
+// CurrentLeaseHistory reads r's leases in epoch order, the current lease,
+// while it is open, with the heartbeats and expiry r's own row holds: a
+// heartbeat writes only the rollout row, and the lease's row takes its
+// figures when the lease ends.
+func CurrentLeaseHistory(ctx context.Context, db *gorm.DB, r Rollout) ([]Lease, error) {
+	ls, err := LeaseHistory(ctx, db, r.ID)
+	for i := range ls {
+		if l := &ls[i]; l.Epoch == r.LeaseEpoch && l.EndedAt == nil && r.Status == StatusLeased {
+			l.Heartbeats = max(l.Heartbeats, r.LeaseHeartbeats)
+			if r.LeaseExpiresAt != nil {
+				l.ExpiresAt = *r.LeaseExpiresAt
+			}
+		}
+	}
+	return ls, err
+}
+
 // GetOutput reads a rollout's accepted output, ErrNotFound if none.
 func GetOutput(ctx context.Context, db *gorm.DB, id string) (Output, error) {
 	var o Output
