@@ -48,8 +48,9 @@ func BenchmarkProductionTopology_FlywheelPaced(b *testing.B) {
 }
 
 // BenchmarkFlywheelPaced is BenchmarkProductionTopology_FlywheelPaced on
-// gatehouse dev (SQLite, Temporal, api and worker in this process), 5,000
-// rollouts a round by default, beside the same plain lease server. Run:
+// gatehouse dev (SQLite, Temporal, api and worker in one process of its
+// own, startDevProcess), 5,000 rollouts a round by default, beside the same
+// plain lease server. Run:
 //
 //	go test ./internal/e2e -run '^$' -bench '^BenchmarkFlywheelPaced$' -benchtime=1x
 func BenchmarkFlywheelPaced(b *testing.B) {
@@ -59,17 +60,23 @@ func BenchmarkFlywheelPaced(b *testing.B) {
 	runRounds(b, devRoundStack, pacedLeases)
 }
 
-// devRoundStack starts gatehouse dev in this process for runRounds.
+// devRoundStack starts gatehouse dev in a process of its own for
+// runRounds.
 func devRoundStack(b *testing.B) roundStack {
-	s := StartStack(b, StackOptions{})
-	meter := newSelfCPUMeter()
+	d := startDevProcess(b)
+	meter := &cpuMeter{groups: map[string]func() []int{"gatehouse": func() []int { return []int{d.pid()} }}}
 	return roundStack{
-		q: leaser{base: s.APIURL, claimPath: "/flywheel/claim", claimToken: s.APIKey,
+		q: leaser{base: d.APIURL, claimPath: "/flywheel/claim", claimToken: d.APIKey,
 			hbPath: func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" }},
-		enqueue:      func(b *testing.B, n int, prefix string) { enqueueRollouts(b, s, n, prefix) },
-		quiet:        func() time.Duration { return settle(meter, "bench") },
-		metricsURLs:  []string{s.APIURL + "/metrics"},
-		reportMemory: func(*testing.B) { reportInProcessMemory(b) },
+		enqueue:     func(b *testing.B, n int, prefix string) { enqueueRollouts(b, d.Stack, n, prefix) },
+		quiet:       func() time.Duration { return settle(meter, "gatehouse") },
+		metricsURLs: []string{d.APIURL + "/metrics"},
+		reportMemory: func(b *testing.B) {
+			if m, err := procMemory(d.pid()); err == nil {
+				b.ReportMetric(m.RSSMB, "dev-rss-MB")
+				b.ReportMetric(m.HWMMB, "dev-hwm-MB")
+			}
+		},
 	}
 }
 

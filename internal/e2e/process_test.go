@@ -44,6 +44,8 @@ func runChildRole() {
 			err = app.API(ctx, cfg)
 		case "migrate":
 			err = app.Migrate(ctx, cfg)
+		case devServerRole:
+			err = serveDevProcess(ctx, cfg)
 		default:
 			err = fmt.Errorf("unknown child role %q", role)
 		}
