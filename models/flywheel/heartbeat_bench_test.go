@@ -248,13 +248,18 @@ func freshPostgresSchema(tb testing.TB) *gorm.DB {
 // (when not nil) runs once they are all queued, before the first claim.
 func leaseAll(tb testing.TB, db *gorm.DB, n int, beforeClaim func()) []Holder {
 	tb.Helper()
+	return leaseAllFor(tb, db, n, beforeClaim, time.Hour, time.Now())
+}
+
+// leaseAllFor is leaseAll with each lease granted at now for lease.
+func leaseAllFor(tb testing.TB, db *gorm.DB, n int, beforeClaim func(), lease time.Duration, now time.Time) []Holder {
+	tb.Helper()
 	for _, m := range Migrations() {
 		if err := m.Up(db); err != nil {
 			tb.Fatal(err)
 		}
 	}
 	ctx := context.Background()
-	now := time.Now()
 	for range n {
 		if _, _, err := Enqueue(ctx, db, NewRollout{ID: NewRolloutID(), TurnInput: "bench", DeadlineAt: now.Add(2 * time.Hour), MaxAttempts: 3}); err != nil {
 			tb.Fatal(err)
@@ -265,7 +270,7 @@ func leaseAll(tb testing.TB, db *gorm.DB, n int, beforeClaim func()) []Holder {
 	}
 	var holders []Holder
 	for len(holders) < n {
-		gs, err := Claim(ctx, db, Claimant{CredentialID: "bench", AllProjects: true}, MaxClaimBatch, time.Hour, now)
+		gs, err := Claim(ctx, db, Claimant{CredentialID: "bench", AllProjects: true}, MaxClaimBatch, lease, now)
 		if err != nil || len(gs) == 0 {
 			tb.Fatalf("claim: %v (%d leased)", err, len(holders))
 		}

@@ -159,37 +159,6 @@ func dueNoticesArgs(now, next time.Time, limit int) map[string]any {
 		"grant": NoticeGrant, "min_lead": MinGrantNoticeLead.Seconds(), "max_deferral": GrantNoticeMaxDeferral.Seconds()}
 }
 
-// dueNoticesSQLite is DueNotices's statement on SQLite, in a transaction.
-func dueNoticesSQLite(db *gorm.DB, now, next time.Time, limit int) ([]dueNotice, error) {
-	var rows []dueNotice
-	err := db.Transaction(func(tx *gorm.DB) error {
-		var taken []Notice
-		if err := tx.Where("due_at <= ?", now).Order("due_at").Limit(limit).Find(&taken).Error; err != nil {
-			return err
-		}
-		rows = make([]dueNotice, len(taken))
-		for i, n := range taken {
-			d := dueNotice{Notice: n}
-			var r Rollout
-			if err := tx.Where("id = ? AND lease_epoch = ? AND status = ?", n.RolloutID, n.Epoch, StatusLeased).
-				Take(&r).Error; err == nil {
-				d.CurrentExpiresAt = r.LeaseExpiresAt
-				d.Deferred, d.DueAt = grantDeferredAgain(n, r, now)
-			}
-			if !d.Deferred {
-				d.DueAt = next
-			}
-			if err := tx.Model(&Notice{}).Where("rollout_id = ? AND epoch = ? AND kind = ?", n.RolloutID, n.Epoch, n.Kind).
-				Update("due_at", d.DueAt).Error; err != nil {
-				return err
-			}
-			rows[i] = d
-		}
-		return nil
-	})
-	return rows, err
-}
-
 // grantDeferredAgain tells whether grant notice n of the lease r holds
 // now waits again, and until when (GrantNoticeDueAgain).
 func grantDeferredAgain(n Notice, r Rollout, now time.Time) (bool, time.Time) {
