@@ -68,15 +68,18 @@ type queuedNotice struct {
 // task, an activity and a visibility write, which on a shared machine
 // (gatehouse dev, or Temporal beside the api) would otherwise take the
 // CPU the burst's requests are waiting for. An output's notice yields
-// longer (outputNoticeYield): it only lets the workflow close, the output
-// being final in the database already, while a grant's notice arms the
-// lease's expiry timer. Both stay under models.NoticeGrace, after which
-// another process's reconciler may send the notice too.
+// longer (outputNoticeYield), past the end of a burst of outputs as long
+// as a 5,000-rollout fleet's last heartbeat is (their notices sent any
+// sooner took the CPU from that beat's heartbeats in gatehouse dev): it
+// only lets the workflow close, the output being final in the database
+// already, while a grant's notice arms the lease's expiry timer. Each
+// stays under its grace (models.NoticeGrace, models.OutputNoticeGrace),
+// after which another process's reconciler may send the notice too.
 // noticeYieldPoll is how often a waiting notice looks again. A reconciler
 // takes at most noticeRounds batches a tick.
 const (
 	noticeYield       = time.Second
-	outputNoticeYield = 3 * time.Second
+	outputNoticeYield = 10 * time.Second
 	noticeYieldPoll   = 2 * time.Millisecond
 	noticeWorkers     = 4
 	noticeBatch       = 256

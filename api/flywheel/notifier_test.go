@@ -201,10 +201,13 @@ func TestClaim_TheWorkflowIsToldShortlyBeforeExpiryWithTheLatestHeartbeat(t *tes
 // TestNotifier_NoticesYieldToAgentRequestsInFlightForABoundedTime: while
 // an agent request is being served, an output's notice waits; it goes as
 // soon as the process is idle, and even if the process never is, after
-// noticeYield for a grant's notice and outputNoticeYield for an output's.
+// noticeYield for a grant's notice and its outputYield (outputNoticeYield,
+// shortened here so the test is quick) for an output's.
 func TestNotifier_NoticesYieldToAgentRequestsInFlightForABoundedTime(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t, Options{})
+	e.h.notices.outputYield = 2 * time.Second // before any notice is queued: the queue orders it before the workers' reads
+	outputYield := e.h.notices.outputYield
 	idle, busy, granted := e.lease(time.Hour), e.lease(time.Hour), e.lease(time.Hour)
 	output := func(g fwmodels.Grant) fwmodels.Notice {
 		return fwmodels.Notice{RolloutID: g.Rollout.ID, Epoch: g.Rollout.LeaseEpoch, Kind: fwmodels.NoticeOutput}
@@ -241,8 +244,8 @@ func TestNotifier_NoticesYieldToAgentRequestsInFlightForABoundedTime(t *testing.
 	if grantAfter < noticeYield-50*time.Millisecond || grantAfter > noticeYield+time.Second {
 		t.Fatalf("under a steady load the grant's notice went after %v, want about %v", grantAfter, noticeYield)
 	}
-	if outputAfter < outputNoticeYield-50*time.Millisecond || outputAfter > outputNoticeYield+time.Second {
-		t.Fatalf("under a steady load the output's notice went after %v, want about %v", outputAfter, outputNoticeYield)
+	if outputAfter < outputYield-50*time.Millisecond || outputAfter > outputYield+time.Second {
+		t.Fatalf("under a steady load the output's notice went after %v, want about %v", outputAfter, outputYield)
 	}
 }
 
@@ -314,5 +317,15 @@ func TestNotifier_TheReconcilerTakesMoreBatchesOnlyWhileIdle(t *testing.T) {
 	e.h.idleGap.Store(0)
 	if n := e.h.notices.reconcileOnce(); n != 2 {
 		t.Fatalf("an idle process took %d notices, want the other 2 in one pass", n)
+	}
+}
+
+// TestNoticeYields_StayUnderTheirGrace: a notice yielding to requests in
+// its own process is sent before another process's reconciler may take
+// it, so a yield never turns into a notice signalled twice.
+func TestNoticeYields_StayUnderTheirGrace(t *testing.T) {
+	if noticeYield >= fwmodels.NoticeGrace || outputNoticeYield >= fwmodels.OutputNoticeGrace {
+		t.Fatalf("yields %v and %v, graces %v and %v: each yield must stay under its grace",
+			noticeYield, outputNoticeYield, fwmodels.NoticeGrace, fwmodels.OutputNoticeGrace)
 	}
 }
