@@ -56,15 +56,7 @@ type rolloutJSON struct {
 	GatewayCalls []struct {
 		Model string `json:"model"`
 	} `json:"gateway_calls_derived"`
-	LeaseHistory []struct {
-		Epoch      int        `json:"epoch"`
-		ClaimedBy  string     `json:"claimed_by"`
-		GrantedAt  time.Time  `json:"granted_at"`
-		ExpiresAt  time.Time  `json:"expires_at"`
-		Heartbeats int        `json:"heartbeats"`
-		EndedAt    *time.Time `json:"ended_at"`
-		EndReason  *string    `json:"end_reason"`
-	} `json:"lease_history"`
+	LeaseHistory []flywheel.LeaseView `json:"lease_history"`
 }
 
 func (j rolloutJSON) row() RolloutRow {
@@ -136,7 +128,7 @@ func (f *flywheelSource) Rollout(ctx context.Context, id string) (RolloutDetail,
 		d.Exclusion = j.Exclusion.Reason
 	}
 	for _, l := range j.LeaseHistory {
-		ls := Lease{Epoch: l.Epoch, Holder: l.ClaimedBy, LeasedAt: l.GrantedAt, ExpiresAt: l.ExpiresAt, Heartbeats: l.Heartbeats}
+		ls := Lease{Epoch: int(l.Epoch), Holder: l.ClaimedBy, LeasedAt: l.GrantedAt, ExpiresAt: l.ExpiresAt, Heartbeats: int(l.Heartbeats)}
 		if l.EndedAt != nil {
 			ls.EndedAt = *l.EndedAt
 		}

@@ -65,7 +65,7 @@ type rolloutView struct {
 	Attempts             int64           `json:"attempts"`
 	MaxAttempts          int             `json:"max_attempts"`
 	LeaseExpiresAt       *time.Time      `json:"lease_expires_at"`
-	LeaseHistory         []leaseView     `json:"lease_history,omitempty"`
+	LeaseHistory         []LeaseView     `json:"lease_history,omitempty"`
 	ToolCalls            json.RawMessage `json:"tool_calls"`
 	LLMCallsObserved     int64           `json:"llm_calls_observed"`
 	LLMCallCountReported *int64          `json:"llm_call_count_reported"`

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -62,15 +61,7 @@ func startDevProcess(b *testing.B) devProcess {
 		"GATEHOUSE_DEV_OPERATOR_TOKEN": "op_" + randomHex(b),
 	}
 	p := StartRoleProcess(b, devServerRole, env)
-	var url string
-	waitFor(b, 2*time.Minute, func() bool {
-		if _, rest, ok := strings.Cut(p.Output(), devListening); ok {
-			if line, _, whole := strings.Cut(rest, "\n"); whole {
-				url = line
-			}
-		}
-		return url != "" || p.Exited()
-	})
+	url := p.awaitLine(b, devListening, 2*time.Minute)
 	if url == "" {
 		b.Fatalf("gatehouse dev did not start: %s", p.Output())
 	}

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -62,15 +61,7 @@ func startSkipLockedProcess(b *testing.B, n int) skipLockedQueue {
 	b.Helper()
 	url, q := newSkipLockedSchema(b, n)
 	p := StartRoleProcess(b, baselineServerRole, map[string]string{baselineDatabaseEnv: url})
-	var addr string
-	waitFor(b, 30*time.Second, func() bool {
-		if _, rest, ok := strings.Cut(p.Output(), baselineListening); ok {
-			if line, _, whole := strings.Cut(rest, "\n"); whole {
-				addr = line
-			}
-		}
-		return addr != "" || p.Exited()
-	})
+	addr := p.awaitLine(b, baselineListening, 30*time.Second)
 	if addr == "" {
 		b.Fatalf("the baseline server did not start: %s", p.Output())
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -144,6 +145,23 @@ func (p *Process) Exited() bool {
 	default:
 		return false
 	}
+}
+
+// awaitLine waits up to limit for the process to print a line starting
+// with prefix and returns the rest of that line; "" if the process exited
+// first.
+func (p *Process) awaitLine(t testing.TB, prefix string, limit time.Duration) string {
+	t.Helper()
+	var rest string
+	waitFor(t, limit, func() bool {
+		if _, after, ok := strings.Cut(p.Output(), prefix); ok {
+			if line, _, whole := strings.Cut(after, "\n"); whole {
+				rest = line
+			}
+		}
+		return rest != "" || p.Exited()
+	})
+	return rest
 }
 
 // Output is what the process printed so far.
