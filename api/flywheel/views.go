@@ -131,7 +131,12 @@ func (h *Handler) GetRollout(c *gin.Context) {
 		op = &o
 	}
 	v := view(r, op)
-	if leases, err := models.CurrentLeaseHistory(ctx, h.db, r); err == nil && len(leases) > 0 {
+	leases, err := models.CurrentLeaseHistory(ctx, h.db, r)
+	if err != nil {
+		rest.Unavailable(c, "database unavailable")
+		return
+	}
+	if len(leases) > 0 {
 		v.LeaseHistory = leaseViews(leases)
 	}
 	calls, _ := models.Calls(ctx, h.db, r.ID)
