@@ -175,28 +175,42 @@ func pacedLeases(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, [
 	if gatehouse {
 		side = "gatehouse"
 	}
-	stopProfile := func() {}
+	// Every beat's requests are sent on one timeline, in order of due
+	// time: when the claims took longer than pacedEvery, a beat's first
+	// requests fall due before the last of the beat before, and a loop
+	// per beat would send them late and charge its own lateness to the
+	// server.
+	type paced struct {
+		due  time.Time
+		l    lease
+		beat int
+	}
+	var plan []paced
 	for beat := 1; beat <= pacedBeats; beat++ {
-		if beat == pacedBeats {
-			time.Sleep(time.Until(claimedAt[0].Add(time.Duration(beat)*pacedEvery - 100*time.Millisecond)))
-			stopProfile = profilePhase(b, "paced-last-beat-"+side)
-		}
 		for i, l := range leased {
-			due := claimedAt[i].Add(time.Duration(beat) * pacedEvery)
-			time.Sleep(time.Until(due))
-			last := beat == pacedBeats
-			wg.Go(func() {
-				err := q.post(q.hbPath(l), l.Key, l.Token, nil, nil)
-				x := timedLatency{due.Sub(claimedAt[0]), time.Since(due)}
-				record(err, func() { byBeat[beat-1] = append(byBeat[beat-1], x) })
-				if last && err == nil {
-					sent := time.Now()
-					err := q.post(q.outputTo(l), l.Key, l.Token, benchOutput, nil)
-					took := time.Since(sent)
-					record(err, func() { outs = append(outs, took) })
-				}
-			})
+			plan = append(plan, paced{claimedAt[i].Add(time.Duration(beat) * pacedEvery), l, beat})
 		}
+	}
+	slices.SortStableFunc(plan, func(a, b paced) int { return a.due.Compare(b.due) })
+	stopProfile := func() {}
+	lastBeat, profiling := claimedAt[0].Add(pacedBeats*pacedEvery-100*time.Millisecond), false
+	for _, r := range plan {
+		if !profiling && !r.due.Before(lastBeat) {
+			time.Sleep(time.Until(lastBeat))
+			stopProfile, profiling = profilePhase(b, "paced-last-beat-"+side), true
+		}
+		time.Sleep(time.Until(r.due))
+		wg.Go(func() {
+			err := q.post(q.hbPath(r.l), r.l.Key, r.l.Token, nil, nil)
+			x := timedLatency{r.due.Sub(claimedAt[0]), time.Since(r.due)}
+			record(err, func() { byBeat[r.beat-1] = append(byBeat[r.beat-1], x) })
+			if r.beat == pacedBeats && err == nil {
+				sent := time.Now()
+				err := q.post(q.outputTo(r.l), r.l.Key, r.l.Token, benchOutput, nil)
+				took := time.Since(sent)
+				record(err, func() { outs = append(outs, took) })
+			}
+		})
 	}
 	wg.Wait()
 	stopProfile()
