@@ -68,15 +68,10 @@ func devRoundStack(b *testing.B) roundStack {
 	return roundStack{
 		q: leaser{base: d.APIURL, claimPath: "/flywheel/claim", claimToken: d.APIKey,
 			hbPath: func(l lease) string { return "/flywheel/rollouts/" + l.ID + "/heartbeat" }},
-		enqueue:     func(b *testing.B, n int, prefix string) { enqueueRollouts(b, d.Stack, n, prefix) },
-		quiet:       func() time.Duration { return settle(meter, "gatehouse") },
-		metricsURLs: []string{d.APIURL + "/metrics"},
-		reportMemory: func(b *testing.B) {
-			if m, err := procMemory(d.pid()); err == nil {
-				b.ReportMetric(m.RSSMB, "dev-rss-MB")
-				b.ReportMetric(m.HWMMB, "dev-hwm-MB")
-			}
-		},
+		enqueue:      func(b *testing.B, n int, prefix string) { enqueueRollouts(b, d.Stack, n, prefix) },
+		quiet:        func() time.Duration { return settle(meter, "gatehouse") },
+		metricsURLs:  []string{d.APIURL + "/metrics"},
+		reportMemory: func(b *testing.B) { reportRoleMemory(b, "dev", []int{d.pid()}) },
 	}
 }
 
@@ -193,10 +188,10 @@ func pacedLeases(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, [
 	}
 	slices.SortStableFunc(plan, func(a, b paced) int { return a.due.Compare(b.due) })
 	stopProfile := func() {}
-	lastBeat, profiling := claimedAt[0].Add(pacedBeats*pacedEvery-100*time.Millisecond), false
+	lastBeatStarts, profiling := claimedAt[0].Add(pacedBeats*pacedEvery-100*time.Millisecond), false
 	for _, r := range plan {
-		if !profiling && !r.due.Before(lastBeat) {
-			time.Sleep(time.Until(lastBeat))
+		if !profiling && !r.due.Before(lastBeatStarts) {
+			time.Sleep(time.Until(lastBeatStarts))
 			stopProfile, profiling = profilePhase(b, "paced-last-beat-"+side), true
 		}
 		time.Sleep(time.Until(r.due))

@@ -93,16 +93,21 @@ func postOutputs(b *testing.B, q leaser, leased []lease) []time.Duration {
 // reportProcessMemory reports the largest resident memory (now and peak)
 // among the stack's api processes and among its worker processes.
 func reportProcessMemory(b *testing.B, p *prodStack) {
-	for role, procs := range map[string][]int{"api": pids(p.Prod.APIs), "worker": pids(p.Prod.Workers)} {
-		var rss, hwm float64
-		for _, pid := range procs {
-			if m, err := procMemory(pid); err == nil {
-				rss, hwm = max(rss, m.RSSMB), max(hwm, m.HWMMB)
-			}
+	reportRoleMemory(b, "api", pids(p.Prod.APIs))
+	reportRoleMemory(b, "worker", pids(p.Prod.Workers))
+}
+
+// reportRoleMemory reports the largest resident memory, now and peak
+// (<role>-rss-MB, <role>-hwm-MB), among the processes of one role.
+func reportRoleMemory(b *testing.B, role string, procs []int) {
+	var rss, hwm float64
+	for _, pid := range procs {
+		if m, err := procMemory(pid); err == nil {
+			rss, hwm = max(rss, m.RSSMB), max(hwm, m.HWMMB)
 		}
-		b.ReportMetric(rss, role+"-rss-MB")
-		b.ReportMetric(hwm, role+"-hwm-MB")
 	}
+	b.ReportMetric(rss, role+"-rss-MB")
+	b.ReportMetric(hwm, role+"-hwm-MB")
 }
 
 // hostPorts is each base URL's host:port.
