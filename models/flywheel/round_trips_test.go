@@ -1,11 +1,8 @@
 package flywheel_test
 
 import (
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"gorm.io/gorm"
 
 	fw "github.com/gatehouse/gatehouse/models/flywheel"
 	"github.com/gatehouse/gatehouse/models/modelstest"
@@ -50,28 +47,6 @@ func TestHotPaths_OnPostgresEachRequestIsOneStatement(t *testing.T) {
 	}
 }
 
-// countStatements counts every statement db sends through GORM from now
-// on (transactions' BEGIN and COMMIT are not statements GORM runs).
-func countStatements(t *testing.T, db *gorm.DB) *atomic.Int64 {
-	t.Helper()
-	var n atomic.Int64
-	count := func(*gorm.DB) { n.Add(1) }
-	cb := db.Callback()
-	for _, err := range []error{
-		cb.Create().After("gorm:create").Register("test:count", count),
-		cb.Query().After("gorm:query").Register("test:count", count),
-		cb.Update().After("gorm:update").Register("test:count", count),
-		cb.Delete().After("gorm:delete").Register("test:count", count),
-		cb.Raw().After("gorm:raw").Register("test:count", count),
-		cb.Row().After("gorm:row").Register("test:count", count),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return &n
-}
-
 // TestClaim_OnSQLiteABatchIsFourStatements: on the dev database a claim
 // reads its candidates, leases them, and writes their history rows and
 // their notices in one statement each, whatever the batch, and every
@@ -82,8 +57,8 @@ func TestClaim_OnSQLiteABatchIsFourStatements(t *testing.T) {
 	for range 16 {
 		enqueue(t, db, now.Add(time.Hour), 3)
 	}
-	n := countStatements(t, db)
-	gs, err := fw.Claim(ctx, db, fw.Claimant{CredentialID: "c", AllProjects: true}, 16, time.Minute, now)
+	counted, n := countedSQLite(t, db)
+	gs, err := fw.Claim(ctx, counted, fw.Claimant{CredentialID: "c", AllProjects: true}, 16, time.Minute, now)
 	if err != nil || len(gs) != 16 {
 		t.Fatalf("claim: %d %v", len(gs), err)
 	}
