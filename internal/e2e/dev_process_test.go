@@ -73,7 +73,7 @@ func startDevProcess(b *testing.B) devProcess {
 func (d devProcess) pid() int { return d.proc.cmd.Process.Pid }
 
 // randomHex is 32 random bytes in hex: the secret part of a dev credential.
-func randomHex(b *testing.B) string {
+func randomHex(b testing.TB) string {
 	raw := make([]byte, 32)
 	if _, err := rand.Read(raw); err != nil {
 		b.Fatal(err)

@@ -23,7 +23,7 @@ func AcceptOutput(ctx context.Context, db *gorm.DB, h Holder, o Output, now time
 		return acceptOutputOneStatement(db, h, o, now)
 	}
 	err = db.Transaction(func(tx *gorm.DB) error {
-		epoch, sameBody, err = acceptOutputTx(tx, h, o, now)
+		epoch, sameBody, err = acceptOutputTx(tx, tx.Statement.ConnPool, h, o, now)
 		return err
 	})
 	return epoch, sameBody, err

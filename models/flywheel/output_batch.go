@@ -22,6 +22,8 @@ type OutputBatcher struct {
 	db     *gorm.DB
 	queue  chan *batchedOutput
 	sqlite bool
+	// prepared keeps an output's statements prepared on SQLite.
+	prepared preparedSQLite
 }
 
 // batchedOutput is one caller's output waiting in an OutputBatcher.
@@ -102,7 +104,7 @@ func (b *OutputBatcher) commit(batch []*batchedOutput) {
 	defer cancel()
 	db := b.db.WithContext(ctx)
 	if b.sqlite {
-		commitSQLite(db, batch)
+		commitSQLite(db, &b.prepared, batch)
 		return
 	}
 	if len(batch) == 1 {

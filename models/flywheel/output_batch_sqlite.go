@@ -7,11 +7,14 @@ import "gorm.io/gorm"
 // after the commit. An output refused for its own reason (outputRefused)
 // wrote nothing and gets that refusal; any other error undoes the whole
 // batch and is every output's answer, as a failed commit would be.
-func commitSQLite(db *gorm.DB, batch []*batchedOutput) {
+func commitSQLite(db *gorm.DB, prepared *preparedSQLite, batch []*batchedOutput) {
 	answers := make([]batchAnswer, len(batch))
+	// Not preparing only costs the parsing: the batch goes on regardless.
+	_ = prepared.prepare(db.Statement.Context, db.Statement.ConnPool, outputSQLiteStatements...)
 	err := db.Transaction(func(tx *gorm.DB) error {
+		conn := prepared.in(tx.Statement.ConnPool)
 		for i, x := range batch {
-			epoch, same, err := acceptOutputTx(tx, x.h, x.o, x.now)
+			epoch, same, err := acceptOutputTx(tx, conn, x.h, x.o, x.now)
 			if err != nil && !outputRefused(err) {
 				return err
 			}

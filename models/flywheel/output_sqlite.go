@@ -26,11 +26,16 @@ const (
 		ON CONFLICT DO NOTHING`
 )
 
-// acceptOutputTx is AcceptOutput's work inside transaction tx (SQLite). A
-// refusal (outputRefused) is decided before anything is written
-// (heldRowSQLite).
-func acceptOutputTx(tx *gorm.DB, h Holder, o Output, now time.Time) (epoch int64, sameBody bool, err error) {
-	ctx, conn := tx.Statement.Context, tx.Statement.ConnPool
+// outputSQLiteStatements are the statements acceptOutputTx sends on
+// every output, which an OutputBatcher keeps prepared (preparedSQLite).
+var outputSQLiteStatements = []string{heartbeatSQLiteRead, outputSQLiteUpdate, outputSQLiteInsert, outputSQLiteDropNotice, outputSQLiteNotice}
+
+// acceptOutputTx is AcceptOutput's work inside transaction tx (SQLite),
+// its statements sent on conn (tx's connection, or the same answering
+// prepared statements). A refusal (outputRefused) is decided before
+// anything is written (heldRowSQLite).
+func acceptOutputTx(tx *gorm.DB, conn gorm.ConnPool, h Holder, o Output, now time.Time) (epoch int64, sameBody bool, err error) {
+	ctx := tx.Statement.Context
 	r, err := heldRowSQLite(tx, conn, h, now)
 	if err == ErrOutputAccepted {
 		return 0, sameOutputBody(tx, r.ID, o), err
