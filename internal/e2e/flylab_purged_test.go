@@ -22,8 +22,8 @@ import (
 )
 
 // TestFlyLabPurged_ReadsAndTheSessionOutliveDeletedWorkflows runs a FlyLab
-// pipeline to a saved evidence bundle (and a flywheel rollout to its end),
-// records every read an agent, the operator or the console makes of them,
+// pipeline to a saved evidence bundle (and a leased flywheel rollout to its
+// output), records every read an agent, the operator or the console makes of them,
 // deletes the session, experiment and rollout workflows from Temporal (as
 // the namespace's retention eventually does, while missions last weeks),
 // and reads everything again: the answers must be the same, and the next
@@ -101,15 +101,46 @@ func TestFlyLabPurged_ReadsAndTheSessionOutliveDeletedWorkflows(t *testing.T) {
 	recordHistory(t, s, "flylab-session/"+sid, "session_restored")
 }
 
-// purgedRollout enqueues a flywheel rollout and cancels it, so its
-// workflow closes with the rollout excluded.
+// purgedRollout runs a flywheel rollout to its end through a lease: an
+// agent key limited to a project of its own (so no other test's claimer
+// takes it) claims it, heartbeats once and posts its output, and its
+// workflow closes with the rollout completed and its lease history
+// (one lease, one heartbeat, ended by the output) to be read after the
+// purge.
 func purgedRollout(t *testing.T, s *Stack) string {
 	t.Helper()
-	id := enqueueOne(t, s, "purged e2e")
-	if r := s.Do(t, http.MethodPost, "/operator/v1/rollouts/"+id+"/cancel", s.OperatorToken, nil); r.Status != http.StatusAccepted {
-		t.Fatalf("cancel rollout: %d %s", r.Status, truncate(r.Body))
+	project := "purged-e2e-" + randomHex(t)[:12]
+	key, _ := mintScoped(t, s, "purged e2e", project)
+	id := enqueueOwnedBy(t, s, "purged e2e", map[string]any{"project": project})
+	var c claimed
+	if r := s.Do(t, http.MethodPost, "/flywheel/claim", key, map[string]any{"max_rollouts": 1, "lease_s": 30}); r.Status != http.StatusOK {
+		t.Fatalf("claim: %d %s", r.Status, truncate(r.Body))
+	} else {
+		r.JSON(t, &c)
 	}
-	waitRollout(t, s, id, func(r rolloutRecord) bool { return r.Status == "excluded" })
+	if len(c.Rollouts) != 1 || c.Rollouts[0].RolloutID != id {
+		t.Fatalf("claim answered %+v, want %s", c.Rollouts, id)
+	}
+	ro, lease := c.Rollouts[0], []string{"Flywheel-Lease-Token", c.Rollouts[0].LeaseToken}
+	if r := s.Do(t, http.MethodPost, "/flywheel/rollouts/"+id+"/heartbeat", ro.APIKey, nil, lease...); r.Status != http.StatusOK {
+		t.Fatalf("heartbeat: %d %s", r.Status, truncate(r.Body))
+	}
+	if r := s.Do(t, http.MethodPost, "/flywheel/rollouts/"+id+"/output", ro.APIKey,
+		map[string]any{"final_text": "done", "tool_calls": []any{}}, lease...); r.Status != http.StatusOK {
+		t.Fatalf("output: %d %s", r.Status, truncate(r.Body))
+	}
+	waitRollout(t, s, id, func(r rolloutRecord) bool { return r.Status == "completed" })
+	var rec struct {
+		LeaseHistory []struct {
+			Epoch      int     `json:"epoch"`
+			Heartbeats int     `json:"heartbeats"`
+			EndReason  *string `json:"end_reason"`
+		} `json:"lease_history"`
+	}
+	s.Do(t, http.MethodGet, "/operator/v1/rollouts/"+id, s.OperatorToken, nil).JSON(t, &rec)
+	if h := rec.LeaseHistory; len(h) != 1 || h[0].Epoch != 1 || h[0].Heartbeats != 1 || h[0].EndReason == nil || *h[0].EndReason != "output" {
+		t.Fatalf("lease history before the purge: %+v, want one lease of 1 heartbeat ended by its output", h)
+	}
 	return id
 }
 
@@ -117,7 +148,7 @@ func purgedRollout(t *testing.T, s *Stack) string {
 // list, and the console's rollout page.
 func purgedRolloutReads(t *testing.T, s *Stack, console *http.Client, id string) map[string]any {
 	t.Helper()
-	list := purgedGet(t, s, "/operator/v1/rollouts?status=excluded&limit=1000", s.OperatorToken).(map[string]any)
+	list := purgedGet(t, s, "/operator/v1/rollouts?status=completed&limit=1000", s.OperatorToken).(map[string]any)
 	page := string(purgedBytes(t, s, console, "/console/rollouts/"+url.PathEscape(id), ""))
 	return map[string]any{
 		"rollout":         purgedGet(t, s, "/operator/v1/rollouts/"+id, s.OperatorToken),
