@@ -47,7 +47,7 @@ type notifier struct {
 	// pending are the notices handed to this process's workers and not
 	// sent yet: the reconciler leaves them to the workers rather than
 	// queueing a second copy of a notice that is only waiting its turn.
-	pending sync.Map // models.NoticeKey → struct{}
+	pending sync.Map // models.NoticeKey → time.Time it was queued (n.now)
 }
 
 // queuedNotice is a notice handed to the workers, and when.
@@ -89,6 +89,19 @@ const (
 	noticeRounds      = 16
 )
 
+// A notice waiting in this process's queue for noticeHoldAfter or longer
+// (yielding to requests, or behind a backlog Temporal drains at its own
+// pace) is held every noticeHoldTick: its due time moves to noticeHoldFor
+// from now, so no other api replica's reconciler takes it past its grace
+// and tells the workflow a second time (which a burst's drain then pays
+// for twice). If this process dies, its notices fall due within
+// noticeHoldFor.
+const (
+	noticeHoldAfter = time.Second
+	noticeHoldTick  = 2 * time.Second
+	noticeHoldFor   = 6 * time.Second
+)
+
 func newNotifier(db *gorm.DB, t Temporal, log *slog.Logger, now func() time.Time, hb *heartbeatSignaller, busy func() bool) *notifier {
 	n := &notifier{db: db, temporal: t, log: log, now: now, heartbeats: hb,
 		queue: make(chan queuedNotice, 1<<14), delivered: make(chan models.NoticeKey, 1<<14),
@@ -99,15 +112,18 @@ func newNotifier(db *gorm.DB, t Temporal, log *slog.Logger, now func() time.Time
 	}
 	go n.deleteDelivered()
 	go n.reconcile()
+	if db.Dialector.Name() == "postgres" { // SQLite has one process, whose reconciler skips its own queue
+		go n.holdPending()
+	}
 	return n
 }
 
 // notify hands notices just written to the workers. A full queue drops
 // them: the reconciler sends them once due.
 func (n *notifier) notify(ns ...models.Notice) {
-	at := time.Now()
+	at, queued := time.Now(), n.now()
 	for _, x := range ns {
-		n.pending.Store(x.Key(), struct{}{})
+		n.pending.Store(x.Key(), queued)
 		select {
 		case n.queue <- queuedNotice{Notice: x, at: at}:
 		default:
@@ -195,6 +211,41 @@ func (n *notifier) deleteDelivered() {
 			flush()
 		}
 	}
+}
+
+// holdPending holds, every noticeHoldTick, the notices long in this
+// process's queue (holdPendingOnce).
+func (n *notifier) holdPending() {
+	tick := time.NewTicker(noticeHoldTick)
+	defer tick.Stop()
+	for range tick.C {
+		n.holdPendingOnce()
+	}
+}
+
+// holdPendingOnce moves the due time of each notice queued here
+// noticeHoldAfter ago or earlier and not yet sent to noticeHoldFor from
+// now (models.HoldNotices), and returns how many moved. A failure only
+// means another replica may send some of them too.
+func (n *notifier) holdPendingOnce() int64 {
+	now := n.now()
+	var keys []models.NoticeKey
+	n.pending.Range(func(k, queued any) bool {
+		if now.Sub(queued.(time.Time)) >= noticeHoldAfter {
+			keys = append(keys, k.(models.NoticeKey))
+		}
+		return true
+	})
+	if len(keys) == 0 {
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	held, err := models.HoldNotices(ctx, n.db, keys, now.Add(noticeHoldFor))
+	if err != nil {
+		n.log.Warn("hold queued notices; another replica may send them too", "n", len(keys), "err", err)
+	}
+	return held
 }
 
 // reconcile sends, every n.every, the notices nobody delivered in time: a

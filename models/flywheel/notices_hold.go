@@ -1,0 +1,36 @@
+package flywheel
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// holdNoticesChunk bounds the keys one HoldNotices statement names (three
+// parameters each, under PostgreSQL's 65,535).
+const holdNoticesChunk = 1000
+
+// HoldNotices moves the due time of each of the notices keys names to
+// until, unless it is later already, and returns how many moved: the
+// process whose queue holds them is about to send them, so no other
+// process's reconciler should take them (DueNotices) while it does. A
+// process that dies stops holding them, and they fall due at until.
+func HoldNotices(ctx context.Context, db *gorm.DB, keys []NoticeKey, until time.Time) (int64, error) {
+	until = dbTime(until)
+	db = db.WithContext(ctx)
+	var held int64
+	for start := 0; start < len(keys); start += holdNoticesChunk {
+		chunk := keys[start:min(start+holdNoticesChunk, len(keys))]
+		rows := make([][]any, len(chunk))
+		for i, k := range chunk {
+			rows[i] = []any{k.RolloutID, k.Epoch, k.Kind}
+		}
+		res := db.Model(&Notice{}).Where("(rollout_id, epoch, kind) IN ? AND due_at < ?", rows, until).Update("due_at", until)
+		if res.Error != nil {
+			return held, res.Error
+		}
+		held += res.RowsAffected
+	}
+	return held, nil
+}
