@@ -89,32 +89,32 @@ func (c parseCounter) Connect(context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return countingConn{Conn: conn, n: c.n}, nil
+	return parseCountingConn{Conn: conn, n: c.n}, nil
 }
 
 func (c parseCounter) Driver() driver.Driver { return &moderncsqlite.Driver{} }
 
-// countingConn is a driver connection counting each parse.
-type countingConn struct {
+// parseCountingConn is a driver connection counting each parse.
+type parseCountingConn struct {
 	driver.Conn
 	n *atomic.Int64
 }
 
-func (c countingConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+func (c parseCountingConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
 	c.n.Add(1)
 	return c.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, query)
 }
 
-func (c countingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+func (c parseCountingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	return c.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
 }
 
-func (c countingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+func (c parseCountingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	c.n.Add(1)
 	return c.Conn.(driver.ExecerContext).ExecContext(ctx, query, args)
 }
 
-func (c countingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+func (c parseCountingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	c.n.Add(1)
 	return c.Conn.(driver.QueryerContext).QueryContext(ctx, query, args)
 }
