@@ -214,11 +214,17 @@ func DeleteNotices(ctx context.Context, db *gorm.DB, keys []NoticeKey) error {
 	if len(keys) == 0 {
 		return nil
 	}
+	return db.WithContext(ctx).Where("(rollout_id, epoch, kind) IN ?", keyRows(keys)).Delete(&Notice{}).Error
+}
+
+// keyRows are keys as the rows of a "(rollout_id, epoch, kind) IN ?"
+// condition.
+func keyRows(keys []NoticeKey) [][]any {
 	rows := make([][]any, len(keys))
 	for i, k := range keys {
 		rows[i] = []any{k.RolloutID, k.Epoch, k.Kind}
 	}
-	return db.WithContext(ctx).Where("(rollout_id, epoch, kind) IN ?", rows).Delete(&Notice{}).Error
+	return rows
 }
 
 // PendingNotices lists every notice not yet delivered (tests, operators).

@@ -21,12 +21,8 @@ func HoldNotices(ctx context.Context, db *gorm.DB, keys []NoticeKey, until time.
 	db = db.WithContext(ctx)
 	var held int64
 	for start := 0; start < len(keys); start += holdNoticesChunk {
-		chunk := keys[start:min(start+holdNoticesChunk, len(keys))]
-		rows := make([][]any, len(chunk))
-		for i, k := range chunk {
-			rows[i] = []any{k.RolloutID, k.Epoch, k.Kind}
-		}
-		res := db.Model(&Notice{}).Where("(rollout_id, epoch, kind) IN ? AND due_at < ?", rows, until).Update("due_at", until)
+		chunk := keyRows(keys[start:min(start+holdNoticesChunk, len(keys))])
+		res := db.Model(&Notice{}).Where("(rollout_id, epoch, kind) IN ? AND due_at < ?", chunk, until).Update("due_at", until)
 		if res.Error != nil {
 			return held, res.Error
 		}
