@@ -98,7 +98,9 @@ func (b *OutputBatcher) resolve(ctx context.Context, x *batchedOutput, a batchAn
 // commit runs one batch and answers each of its outputs. A batch the
 // store refuses as a whole for one output's value (SQLSTATE class 22:
 // data exception) is retried one output at a time, so only that output
-// is refused.
+// is refused; so is a batch PostgreSQL aborted as a deadlock's victim
+// (two committers' batches holding repeats of the same rollouts in
+// different orders), which wrote nothing.
 func (b *OutputBatcher) commit(batch []*batchedOutput) {
 	ctx, cancel := context.WithTimeout(context.Background(), outputBatchTimeout)
 	defer cancel()
@@ -114,7 +116,7 @@ func (b *OutputBatcher) commit(batch []*batchedOutput) {
 	epochs, err := acceptOutputsStatement(db, batch)
 	for _, x := range batch {
 		switch {
-		case err != nil && ValueRefused(err):
+		case err != nil && (ValueRefused(err) || deadlocked(err)):
 			answerAlone(db, x)
 		case err != nil:
 			x.done <- batchAnswer{err: err}
@@ -135,6 +137,16 @@ func answerAlone(db *gorm.DB, x *batchedOutput) {
 // (SQLSTATE class 22, data exception: a NUL in text, invalid JSON and the
 // like): no retry can succeed, so it is the caller's error, not an outage.
 func ValueRefused(err error) bool {
+	return sqlStateHas(err, "22")
+}
+
+// deadlocked tells whether err is PostgreSQL aborting a statement to
+// break a deadlock (SQLSTATE 40P01): nothing was written, and it may run
+// again.
+func deadlocked(err error) bool { return sqlStateHas(err, "40P01") }
+
+// sqlStateHas tells whether err carries an SQLSTATE starting with prefix.
+func sqlStateHas(err error, prefix string) bool {
 	var state interface{ SQLState() string }
-	return errors.As(err, &state) && strings.HasPrefix(state.SQLState(), "22")
+	return errors.As(err, &state) && strings.HasPrefix(state.SQLState(), prefix)
 }
