@@ -1,5 +1,10 @@
 package flywheel
 
+import (
+	"slices"
+	"strings"
+)
+
 // The batchers (OutputBatcher, HeartbeatBatcher) share how a batch is
 // taken from their queue: every request already waiting, in arrival
 // order, one a rollout.
@@ -51,4 +56,15 @@ func distinctByRollout[T ofRollout](waiting []T, max int) (batch, rest []T) {
 		batch = append(batch, x)
 	}
 	return batch, rest
+}
+
+// inLockOrder is batch sorted by rollout id: the order in which a batch
+// statement, walking its input in order through the primary key, locks
+// the rows. Every batch locks in this one order, so two batches holding
+// some of the same rollouts (repeats of an output, a heartbeat crossing
+// an output, two api replicas) wait for each other instead of each
+// holding what the other needs until PostgreSQL aborts one as a
+// deadlock (TestBatches_LockTheirRowsInOneOrderWhateverTheArrival).
+func inLockOrder[T ofRollout](batch []T) []T {
+	return slices.SortedFunc(slices.Values(batch), func(x, y T) int { return strings.Compare(x.rollout(), y.rollout()) })
 }

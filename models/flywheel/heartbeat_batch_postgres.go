@@ -24,10 +24,11 @@ const heartbeatsPostgres = `UPDATE flywheel_rollouts r
 		AND r.output_at IS NULL AND r.deadline_at > b.at AND r.lease_expires_at > b.at
 	RETURNING r.id, r.lease_epoch, r.lease_expires_at, r.lease_granted_at, r.lease_granted_expiry`
 
-// heartbeatsArgs are heartbeatsPostgres's parameters for batch.
+// heartbeatsArgs are heartbeatsPostgres's parameters for batch, in lock
+// order (inLockOrder).
 func heartbeatsArgs(batch []*waitingBeat) []any {
 	ids, keys, tokens, ats := make([]string, len(batch)), make([]string, len(batch)), make([]string, len(batch)), make([]time.Time, len(batch))
-	for i, x := range batch {
+	for i, x := range inLockOrder(batch) {
 		ids[i], keys[i], tokens[i], ats[i] = x.h.RolloutID, Hash(x.h.APIKey), Hash(x.h.LeaseToken), x.now
 	}
 	return []any{ids, keys, tokens, ats, StatusLeased}

@@ -98,9 +98,10 @@ func (b *OutputBatcher) resolve(ctx context.Context, x *batchedOutput, a batchAn
 // commit runs one batch and answers each of its outputs. A batch the
 // store refuses as a whole for one output's value (SQLSTATE class 22:
 // data exception) is retried one output at a time, so only that output
-// is refused; so is a batch PostgreSQL aborted as a deadlock's victim
-// (two committers' batches holding repeats of the same rollouts in
-// different orders), which wrote nothing.
+// is refused; so is a batch PostgreSQL aborted as a deadlock's victim,
+// which wrote nothing. Batches lock their rows in one order
+// (inLockOrder), so that abort is left to plans that do not walk the
+// input in order (a small table read whole).
 func (b *OutputBatcher) commit(batch []*batchedOutput) {
 	ctx, cancel := context.WithTimeout(context.Background(), outputBatchTimeout)
 	defer cancel()

@@ -43,7 +43,7 @@ const acceptOutputsPostgres = `WITH input AS (
 	SELECT id, lease_epoch FROM accepted`
 
 // outputsArgs are acceptOutputsPostgres's parameters, $1 to $22, for a
-// batch of outputs of distinct rollouts.
+// batch of outputs of distinct rollouts, in lock order (inLockOrder).
 func outputsArgs(batch []*batchedOutput) []any {
 	n := len(batch)
 	var (
@@ -55,7 +55,7 @@ func outputsArgs(batch []*batchedOutput) []any {
 		llmCalls                                        = make([]*int64, n)
 		success                                         = make([]*bool, n)
 	)
-	for i, x := range batch {
+	for i, x := range inLockOrder(batch) {
 		o := x.o
 		ids[i], keys[i], tokens[i], sums[i], texts[i] = x.h.RolloutID, Hash(x.h.APIKey), Hash(x.h.LeaseToken), o.BodySHA256, o.FinalText
 		nows[i], dues[i] = x.now, x.now.Add(OutputNoticeGrace)
