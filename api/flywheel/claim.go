@@ -99,11 +99,12 @@ func (h *Handler) Claim(c *gin.Context) {
 func urgentGrantNotices(grants []models.Grant, now time.Time, lease time.Duration) []models.Notice {
 	var out []models.Notice
 	for _, g := range grants {
-		if _, deferred := models.GrantNoticeDue(now, g.ExpiresAt, lease); deferred {
+		due, deferred := models.GrantNoticeDue(now, g.ExpiresAt, lease)
+		if deferred {
 			continue
 		}
 		exp := g.ExpiresAt
-		out = append(out, models.Notice{RolloutID: g.Rollout.ID, Epoch: g.Rollout.LeaseEpoch, Kind: models.NoticeGrant, ExpiresAt: &exp})
+		out = append(out, models.Notice{RolloutID: g.Rollout.ID, Epoch: g.Rollout.LeaseEpoch, Kind: models.NoticeGrant, ExpiresAt: &exp, DueAt: due})
 	}
 	return out
 }

@@ -213,7 +213,8 @@ func (h *Handler) Output(c *gin.Context) {
 			"a value the schema admits but the store cannot hold; nothing was stored", []contracts.Violation(u))
 		return
 	}
-	epoch, same, err := h.outputs.Accept(c.Request.Context(), hd, o, h.opts.Now())
+	now := h.opts.Now()
+	epoch, same, err := h.outputs.Accept(c.Request.Context(), hd, o, now)
 	if errors.Is(err, models.ErrOutputAccepted) {
 		rest.Abort(c, http.StatusConflict, "output_already_accepted", "this rollout's output was already accepted",
 			gin.H{"same_body": same})
@@ -228,6 +229,6 @@ func (h *Handler) Output(c *gin.Context) {
 		return
 	}
 	h.heartbeats.forget(hd.RolloutID)
-	h.notices.notify(models.Notice{RolloutID: hd.RolloutID, Epoch: epoch, Kind: models.NoticeOutput})
+	h.notices.notify(models.Notice{RolloutID: hd.RolloutID, Epoch: epoch, Kind: models.NoticeOutput, DueAt: now.Add(models.OutputNoticeGrace)})
 	c.JSON(http.StatusOK, gin.H{"accepted": true, "rollout_id": hd.RolloutID})
 }

@@ -47,7 +47,7 @@ type notifier struct {
 	// pending are the notices handed to this process's workers and not
 	// sent yet: the reconciler leaves them to the workers rather than
 	// queueing a second copy of a notice that is only waiting its turn.
-	pending sync.Map // models.NoticeKey → time.Time it was queued (n.now)
+	pending sync.Map // models.NoticeKey → time.Time it falls due (pendingDue)
 }
 
 // queuedNotice is a notice handed to the workers, and when.
@@ -89,17 +89,18 @@ const (
 	noticeRounds      = 16
 )
 
-// A notice waiting in this process's queue for noticeHoldAfter or longer
-// (yielding to requests, or behind a backlog Temporal drains at its own
-// pace) is held every noticeHoldTick: its due time moves to noticeHoldFor
-// from now, so no other api replica's reconciler takes it past its grace
-// and tells the workflow a second time (which a burst's drain then pays
-// for twice). If this process dies, its notices fall due within
-// noticeHoldFor.
+// A notice still waiting in this process's queue (yielding to requests,
+// or behind a backlog Temporal drains at its own pace) when it is due
+// within noticeHoldFor is held, every noticeHoldTick: its due time moves
+// to noticeHoldFor from now, so no other api replica's reconciler takes
+// it past its grace and tells the workflow a second time (which a burst's
+// drain then pays for twice). A notice due later costs no statement:
+// an output's notice is due OutputNoticeGrace after the output, so
+// nothing is held during the burst of outputs itself. If this process
+// dies, its notices fall due within noticeHoldFor.
 const (
-	noticeHoldAfter = time.Second
-	noticeHoldTick  = 2 * time.Second
-	noticeHoldFor   = 6 * time.Second
+	noticeHoldTick = 2 * time.Second
+	noticeHoldFor  = 6 * time.Second
 )
 
 func newNotifier(db *gorm.DB, t Temporal, log *slog.Logger, now func() time.Time, hb *heartbeatSignaller, busy func() bool) *notifier {
@@ -123,7 +124,7 @@ func newNotifier(db *gorm.DB, t Temporal, log *slog.Logger, now func() time.Time
 func (n *notifier) notify(ns ...models.Notice) {
 	at, queued := time.Now(), n.now()
 	for _, x := range ns {
-		n.pending.Store(x.Key(), queued)
+		n.pending.Store(x.Key(), pendingDue(x, queued))
 		select {
 		case n.queue <- queuedNotice{Notice: x, at: at}:
 		default:
@@ -223,29 +224,46 @@ func (n *notifier) holdPending() {
 	}
 }
 
-// holdPendingOnce moves the due time of each notice queued here
-// noticeHoldAfter ago or earlier and not yet sent to noticeHoldFor from
-// now (models.HoldNotices), and returns how many moved. A failure only
-// means another replica may send some of them too.
-func (n *notifier) holdPendingOnce() int64 {
+// pendingDue is when notice x, queued at queued, falls due for any
+// process's reconciler: its due time as the statement that wrote it set
+// it, or, not knowing it, at once.
+func pendingDue(x models.Notice, queued time.Time) time.Time {
+	if x.DueAt.IsZero() {
+		return queued
+	}
+	return x.DueAt
+}
+
+// holdPendingOnce moves the due time of each notice queued here, not yet
+// sent and due within noticeHoldFor, to noticeHoldFor from now
+// (models.HoldNotices). It returns how many notices it named and how many
+// moved. A failure only means another replica may send some of them too.
+func (n *notifier) holdPendingOnce() (named int, held int64) {
 	now := n.now()
+	until := now.Add(noticeHoldFor)
 	var keys []models.NoticeKey
-	n.pending.Range(func(k, queued any) bool {
-		if now.Sub(queued.(time.Time)) >= noticeHoldAfter {
+	n.pending.Range(func(k, due any) bool {
+		if due.(time.Time).Before(until) {
 			keys = append(keys, k.(models.NoticeKey))
 		}
 		return true
 	})
 	if len(keys) == 0 {
-		return 0
+		return 0, 0
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	held, err := models.HoldNotices(ctx, n.db, keys, now.Add(noticeHoldFor))
+	held, err := models.HoldNotices(ctx, n.db, keys, until)
 	if err != nil {
 		n.log.Warn("hold queued notices; another replica may send them too", "n", len(keys), "err", err)
+		return len(keys), held
 	}
-	return held
+	for _, k := range keys {
+		if due, ok := n.pending.Load(k); ok {
+			n.pending.CompareAndSwap(k, due, until) // not if sent meanwhile
+		}
+	}
+	return len(keys), held
 }
 
 // reconcile sends, every n.every, the notices nobody delivered in time: a

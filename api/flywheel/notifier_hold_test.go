@@ -12,8 +12,8 @@ import (
 
 // TestNotifier_ANoticeQueuedInOneReplicaIsNotSentByAnother: two api
 // replicas share one PostgreSQL database. An output's notice waits in
-// replica A's queue (yielding to A's requests) past its grace; A holds it,
-// so replica B's reconciler does not take it and tell the workflow a
+// replica A's queue (yielding to A's requests) past its grace; A holds it
+// (once it is about to fall due, not before), so replica B's reconciler does not take it and tell the workflow a
 // second time. The hold is bounded, so had A died, B would take the
 // notice within noticeHoldFor; once A sends it, the workflow was told
 // once, by A.
@@ -30,10 +30,17 @@ func TestNotifier_ANoticeQueuedInOneReplicaIsNotSentByAnother(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.h.inFlight.Add(1) // A's queued notice keeps yielding
-	a.h.notices.notify(fwmodels.Notice{RolloutID: g.Rollout.ID, Epoch: g.Rollout.LeaseEpoch, Kind: fwmodels.NoticeOutput})
-	clock.advance(fwmodels.OutputNoticeGrace + time.Second)
-	if held := a.h.notices.holdPendingOnce(); held != 1 {
-		t.Fatalf("replica A held %d of its queued notices, want 1", held)
+	a.h.notices.notify(fwmodels.Notice{RolloutID: g.Rollout.ID, Epoch: g.Rollout.LeaseEpoch, Kind: fwmodels.NoticeOutput,
+		DueAt: clock.now().Add(fwmodels.OutputNoticeGrace)})
+	// While the notice is far from due, holding it would be a statement
+	// for nothing (in a burst of outputs, one every tick).
+	clock.advance(fwmodels.OutputNoticeGrace - noticeHoldFor - time.Second)
+	if named, _ := a.h.notices.holdPendingOnce(); named != 0 {
+		t.Fatalf("replica A named %d notices to hold %v before they fall due, want none", named, noticeHoldFor+time.Second)
+	}
+	clock.advance(noticeHoldFor + 2*time.Second) // past its grace
+	if named, held := a.h.notices.holdPendingOnce(); named != 1 || held != 1 {
+		t.Fatalf("replica A named %d and held %d of its queued notices, want 1 and 1", named, held)
 	}
 	if ns := a.pendingNotices(); len(ns) != 1 || ns[0].DueAt.After(clock.now().Add(noticeHoldFor+time.Second)) {
 		t.Fatalf("the held notice: %+v, want one due within %v", ns, noticeHoldFor)

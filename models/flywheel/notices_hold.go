@@ -7,8 +7,8 @@ import (
 	"gorm.io/gorm"
 )
 
-// holdNoticesChunk bounds the keys one HoldNotices statement names (three
-// parameters each, under PostgreSQL's 65,535).
+// holdNoticesChunk bounds the keys one HoldNotices statement names on
+// SQLite (three parameters each, under its limit).
 const holdNoticesChunk = 1000
 
 // HoldNotices moves the due time of each of the notices keys names to
@@ -19,6 +19,21 @@ const holdNoticesChunk = 1000
 func HoldNotices(ctx context.Context, db *gorm.DB, keys []NoticeKey, until time.Time) (int64, error) {
 	until = dbTime(until)
 	db = db.WithContext(ctx)
+	if db.Dialector.Name() == "postgres" {
+		ids, epochs, kinds := keyArrays(keys)
+		res, err := db.Statement.ConnPool.ExecContext(db.Statement.Context,
+			"UPDATE flywheel_notices SET due_at = $4 WHERE "+noticeKeysPostgres+" AND due_at < $4", ids, epochs, kinds, until)
+		if err != nil {
+			return 0, err
+		}
+		return res.RowsAffected()
+	}
+	return holdNoticesListed(db, keys, until)
+}
+
+// holdNoticesListed is HoldNotices naming the keys in IN lists of rows,
+// holdNoticesChunk a statement (SQLite).
+func holdNoticesListed(db *gorm.DB, keys []NoticeKey, until time.Time) (int64, error) {
 	var held int64
 	for start := 0; start < len(keys); start += holdNoticesChunk {
 		chunk := keyRows(keys[start:min(start+holdNoticesChunk, len(keys))])
