@@ -2,6 +2,7 @@ package flywheel
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"gorm.io/gorm"
@@ -216,26 +217,27 @@ func DeleteNotices(ctx context.Context, db *gorm.DB, keys []NoticeKey) error {
 	}
 	db = db.WithContext(ctx)
 	if db.Dialector.Name() == "postgres" {
-		ids, epochs, kinds := keyArrays(keys)
-		_, err := db.Statement.ConnPool.ExecContext(db.Statement.Context, "DELETE FROM flywheel_notices WHERE "+noticeKeysPostgres, ids, epochs, kinds)
+		_, err := execOnNoticeKeys(db, "DELETE FROM flywheel_notices WHERE "+noticeKeysPostgres, keys)
 		return err
 	}
 	return db.Where("(rollout_id, epoch, kind) IN ?", keyRows(keys)).Delete(&Notice{}).Error
 }
 
 // noticeKeysPostgres names notices by their keys on PostgreSQL, as three
-// arrays ($1 to $3, keyArrays): the statement is the same for any number
-// of keys, where an IN list of rows is a statement of its own for each
-// length, planned each time (10 ms of planning for 1,000 keys).
+// arrays ($1 to $3, execOnNoticeKeys): the statement is the same for any
+// number of keys, where an IN list of rows is a statement of its own for
+// each length, planned each time (10 ms of planning for 1,000 keys).
 const noticeKeysPostgres = `(rollout_id, epoch, kind) IN (SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[]))`
 
-// keyArrays are keys as noticeKeysPostgres's three arrays.
-func keyArrays(keys []NoticeKey) (ids []string, epochs []int64, kinds []string) {
-	ids, epochs, kinds = make([]string, len(keys)), make([]int64, len(keys)), make([]string, len(keys))
+// execOnNoticeKeys runs statement, which names notices by
+// noticeKeysPostgres, on db's connection with keys as its first three
+// parameters and more after them.
+func execOnNoticeKeys(db *gorm.DB, statement string, keys []NoticeKey, more ...any) (sql.Result, error) {
+	ids, epochs, kinds := make([]string, len(keys)), make([]int64, len(keys)), make([]string, len(keys))
 	for i, k := range keys {
 		ids[i], epochs[i], kinds[i] = k.RolloutID, k.Epoch, k.Kind
 	}
-	return ids, epochs, kinds
+	return db.Statement.ConnPool.ExecContext(db.Statement.Context, statement, append([]any{ids, epochs, kinds}, more...)...)
 }
 
 // keyRows are keys as the rows of a "(rollout_id, epoch, kind) IN ?"

@@ -20,9 +20,7 @@ func HoldNotices(ctx context.Context, db *gorm.DB, keys []NoticeKey, until time.
 	until = dbTime(until)
 	db = db.WithContext(ctx)
 	if db.Dialector.Name() == "postgres" {
-		ids, epochs, kinds := keyArrays(keys)
-		res, err := db.Statement.ConnPool.ExecContext(db.Statement.Context,
-			"UPDATE flywheel_notices SET due_at = $4 WHERE "+noticeKeysPostgres+" AND due_at < $4", ids, epochs, kinds, until)
+		res, err := execOnNoticeKeys(db, "UPDATE flywheel_notices SET due_at = $4 WHERE "+noticeKeysPostgres+" AND due_at < $4", keys, until)
 		if err != nil {
 			return 0, err
 		}
