@@ -83,7 +83,8 @@ type Handler struct {
 	// agents authenticates claimers with a short-lived cache.
 	agents *agentAuth
 	// beats extends the leases of heartbeats that arrive together in one
-	// statement (PostgreSQL; nil elsewhere).
+	// statement (PostgreSQL) or transaction (SQLite); nil for a pool it
+	// cannot hold a connection of.
 	beats *models.HeartbeatBatcher
 	// heartbeatGate admits heartbeats to their pool first come, first
 	// served (fair_gate.go), where there is no batcher.

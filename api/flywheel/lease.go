@@ -71,9 +71,10 @@ func (h *Handler) leaseError(c *gin.Context, err error) {
 // timer moves (see heartbeatSignaller). A lost signal is harmless: when the
 // workflow's timer fires it re-reads the row and finds the later expiry.
 // It commits through the heartbeat pool (models/lease_pool.go says why a
-// heartbeat need not wait for the WAL flush): on PostgreSQL the heartbeats
-// that arrive together share one statement (models.HeartbeatBatcher),
-// elsewhere each enters the pool first come, first served (fair_gate.go).
+// heartbeat need not wait for the WAL flush): the heartbeats that arrive
+// together share one statement on PostgreSQL and one transaction on
+// SQLite (models.HeartbeatBatcher); on a pool the batcher cannot hold,
+// each enters the pool first come, first served (fair_gate.go).
 func (h *Handler) Heartbeat(c *gin.Context) {
 	hd, ok := holder(c)
 	if !ok {
@@ -92,8 +93,8 @@ func (h *Handler) Heartbeat(c *gin.Context) {
 	c.Data(http.StatusOK, "application/json; charset=utf-8", heartbeatBody(epochSeconds(e.ExpiresAt)))
 }
 
-// extendLease extends hd's lease as of now: through the batcher on
-// PostgreSQL, through the fair gate and the pool elsewhere.
+// extendLease extends hd's lease as of now: through the batcher, or
+// through the fair gate and the pool where there is none.
 func (h *Handler) extendLease(ctx context.Context, hd models.Holder) (models.Extension, error) {
 	if h.beats != nil {
 		return h.beats.Extend(ctx, hd, h.opts.Now())

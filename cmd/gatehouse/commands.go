@@ -30,6 +30,7 @@ The first build compiles the Temporal server and takes several minutes.`,
 			if err != nil {
 				return err
 			}
+			app.TuneDevCollector()
 			stack, err := app.StartDev(cmd.Context(), cfg, app.DevOptions{LogOutput: cmd.ErrOrStderr()})
 			if err != nil {
 				return err

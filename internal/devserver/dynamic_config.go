@@ -35,6 +35,15 @@ type bootstrapConfig struct {
 // the tasks done, a few small writes a second.
 const queueCheckpointEvery = time.Second
 
+// historyCacheEntries bounds the workflows whose mutable state the dev
+// server keeps loaded. The server's own default, 128,000 for an hour,
+// kept every rollout finished in the last hour: the dev process grew to
+// 1 GB over three rounds of 5,000 rollouts (BenchmarkFlywheelPaced), and
+// each collection marked all of it. With this bound it stays near
+// 460 MB; a workflow not cached is read back from SQLite when its next
+// task comes.
+const historyCacheEntries = 1024
+
 // newBootstrapConfig is the dev server's dynamic config, not yet settled.
 func newBootstrapConfig() *bootstrapConfig {
 	on := []dynamicconfig.ConstrainedValue{{Value: true}}
@@ -45,6 +54,7 @@ func newBootstrapConfig() *bootstrapConfig {
 		dynamicconfig.TransferProcessorUpdateAckInterval.Key():      checkpoint,
 		dynamicconfig.VisibilityProcessorUpdateAckInterval.Key():    checkpoint,
 		dynamicconfig.TimerProcessorUpdateAckInterval.Key():         checkpoint,
+		dynamicconfig.HistoryCacheHostLevelMaxSize.Key():            []dynamicconfig.ConstrainedValue{{Value: historyCacheEntries}},
 	}}
 }
 

@@ -45,3 +45,13 @@ func TestBootstrapConfig_HistoryQueuesCheckpointEverySecond(t *testing.T) {
 		}
 	}
 }
+
+// TestBootstrapConfig_BoundsTheHistoryCache: the server reads the host's
+// history cache bound as an int; a value of another type would be
+// dropped and its default, 128,000 workflows for an hour, read instead.
+func TestBootstrapConfig_BoundsTheHistoryCache(t *testing.T) {
+	settings := dynamicconfig.NewCollection(newBootstrapConfig(), log.NewNoopLogger())
+	if got := dynamicconfig.HistoryCacheHostLevelMaxSize.Get(settings)(); got != historyCacheEntries {
+		t.Fatalf("the history cache holds up to %d workflows, want %d", got, historyCacheEntries)
+	}
+}

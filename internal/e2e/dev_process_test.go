@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -28,6 +29,7 @@ const (
 // serveDevProcess is the dev process: it starts the whole dev stack, names
 // its API on stdout and runs until ctx ends.
 func serveDevProcess(ctx context.Context, cfg config.Config) error {
+	app.TuneDevCollector()
 	dev, err := app.StartDev(ctx, cfg, app.DevOptions{QuietTemporal: true})
 	if err != nil {
 		return err
@@ -42,6 +44,11 @@ type devProcess struct {
 	*Stack
 	proc *Process
 }
+
+// benchDevGOGCEnv, when set, is the GOGC of the dev process a benchmark
+// starts, in place of app.DevGCPercent (to measure the dev process at
+// another target: 100 is Go's default).
+const benchDevGOGCEnv = "GATEHOUSE_BENCH_DEV_GOGC"
 
 // startDevProcess starts gatehouse dev (SQLite, embedded Temporal, api and
 // worker) in a child process on a fresh data directory, with credentials
@@ -59,6 +66,9 @@ func startDevProcess(b *testing.B) devProcess {
 		"GATEHOUSE_SHUTDOWN_TIMEOUT":   "5s",
 		"GATEHOUSE_DEV_API_KEY":        "mk_" + randomHex(b),
 		"GATEHOUSE_DEV_OPERATOR_TOKEN": "op_" + randomHex(b),
+	}
+	if gogc := os.Getenv(benchDevGOGCEnv); gogc != "" {
+		env["GOGC"] = gogc
 	}
 	p := StartRoleProcess(b, devServerRole, env)
 	url := p.awaitLine(b, devListening, 2*time.Minute)

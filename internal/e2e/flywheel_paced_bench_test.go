@@ -221,7 +221,9 @@ func pacedLeases(b *testing.B, q leaser, n int, gatehouse bool) (leaseFigures, [
 	}
 	b.Log(line)
 	// Where in each beat the slow heartbeats were due, on stderr: a
-	// benchmark's log keeps only its first ten lines.
+	// benchmark's log keeps only its first ten lines. The wall clock of
+	// the first claim sets them beside a child's log (childLog).
+	fmt.Fprintf(os.Stderr, "%s beats are timed from the first claim, %s\n", side, claimedAt[0].UTC().Format("15:04:05.000"))
 	for i, tl := range byBeat {
 		fmt.Fprintf(os.Stderr, "%s beat %d slow heartbeats by due time: %s\n", side, i+1, slowBySlice(tl, time.Duration(i+1)*pacedEvery))
 	}

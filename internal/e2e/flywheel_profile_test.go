@@ -33,6 +33,7 @@ func init() {
 	var mu sync.Mutex
 	var f *os.File
 	var gc phaseGC
+	var tr phaseTrace
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /start/{phase}", func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
@@ -41,9 +42,11 @@ func init() {
 			pprof.StopCPUProfile()
 			_ = f.Close()
 		}
+		tr.end()
 		var err error
 		name := filepath.Join(dir, fmt.Sprintf("%s-%d.%s", role, os.Getpid(), r.PathValue("phase")))
 		gc.begin(name + ".gc")
+		tr.begin(name + ".trace")
 		f, err = os.Create(name + ".cpu")
 		if err == nil {
 			err = pprof.StartCPUProfile(f)
@@ -60,6 +63,7 @@ func init() {
 			_ = f.Close()
 			f = nil
 		}
+		tr.end()
 		gc.end()
 	})
 	go func() { _ = http.Serve(l, mux) }()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -93,6 +94,10 @@ func startRoleBinary(t testing.TB, bin, role string, env map[string]string, prep
 	}
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
+	if log := childLog(role); log != nil {
+		cmd.Stdout, cmd.Stderr = io.MultiWriter(out, log), io.MultiWriter(out, log)
+		t.Cleanup(func() { _ = log.Close() })
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -8,18 +8,25 @@ import (
 	"gorm.io/gorm"
 )
 
-// HeartbeatBatcher extends leases exactly as ExtendLease does on
-// PostgreSQL, but the heartbeats that arrive while its statements are
-// under way share one statement (heartbeatsPostgres): one round trip, one
-// parse, plan and commit for the batch, where each heartbeat paid its own.
-// A heartbeat that finds a runner idle goes at once, alone, so a batch
-// never waits for company; under a burst the queue forms batches by
-// itself, and the more the database falls behind the more each statement
-// carries. The queue is served in arrival order.
+// HeartbeatBatcher extends leases exactly as ExtendLease does, but the
+// heartbeats that arrive while a batch is under way are extended together:
+// on PostgreSQL in one statement (heartbeatsPostgres), one round trip,
+// one parse, plan and commit for the batch, where each heartbeat paid its
+// own; on SQLite in one transaction (extendSQLite), one commit, run back
+// to back by one goroutine that holds the one connection, where each
+// heartbeat waited for the connection and committed alone. A heartbeat
+// that finds a runner idle goes at once, alone, so a batch never waits
+// for company; under a burst the queue forms batches by itself, and the
+// more the database falls behind the more each batch carries. The queue
+// is served in arrival order.
 type HeartbeatBatcher struct {
 	pool  *sql.DB
 	db    *gorm.DB
 	queue chan *waitingBeat
+	// prepared keeps a heartbeat's statements prepared on SQLite, and
+	// quiet runs them there (withoutDeadline).
+	prepared preparedSQLite
+	quiet    *gorm.DB
 }
 
 // waitingBeat is one heartbeat waiting in a HeartbeatBatcher, stamped
@@ -37,9 +44,11 @@ type beatAnswer struct {
 	err error
 }
 
-// Heartbeat batching: statements under way at once per process (each on
-// a connection of the pool, which must allow at least this many), the
-// largest batch, and how long one batch may take.
+// Heartbeat batching: batches under way at once per process on
+// PostgreSQL (each on a connection of the pool, which must allow at least
+// this many; one on SQLite, which has one writer), the largest batch, and
+// how long one batch may take on PostgreSQL (SQLite's run without a
+// deadline: withoutDeadline).
 const (
 	heartbeatRunners      = 2
 	heartbeatBatchMax     = 128
@@ -47,16 +56,25 @@ const (
 )
 
 // NewHeartbeatBatcher starts the batcher's runners on db's pool; they
-// live as long as the process. It returns nil for a database that is not
-// PostgreSQL or whose pool is not a *sql.DB (use ExtendLease).
+// live as long as the process. It returns nil for a database that is
+// neither PostgreSQL nor SQLite or whose pool is not a *sql.DB (use
+// ExtendLease).
 func NewHeartbeatBatcher(db *gorm.DB) *HeartbeatBatcher {
 	pool, ok := db.Statement.ConnPool.(*sql.DB)
-	if db.Dialector.Name() != "postgres" || !ok {
+	if !ok {
 		return nil
 	}
 	b := &HeartbeatBatcher{pool: pool, db: db, queue: make(chan *waitingBeat, 4*heartbeatBatchMax)}
-	for range heartbeatRunners {
-		go serveBatches(b.queue, heartbeatBatchMax, b.extend)
+	switch db.Dialector.Name() {
+	case "postgres":
+		for range heartbeatRunners {
+			go serveBatches(b.queue, heartbeatBatchMax, b.extend)
+		}
+	case "sqlite":
+		b.quiet = withoutDeadline(db)
+		go serveBatches(b.queue, heartbeatBatchMax, b.extendSQLite)
+	default:
+		return nil
 	}
 	return b
 }

@@ -12,16 +12,27 @@ import (
 	"gorm.io/gorm"
 )
 
-// postgresBatcher is a HeartbeatBatcher on db without runners: a test
-// takes and extends its batches itself.
-func postgresBatcher(t *testing.T, db *gorm.DB) *HeartbeatBatcher {
+// runnerlessBatcher is a HeartbeatBatcher on db without runners, and the
+// function that extends one batch as db's runner would: a test takes and
+// extends its batches itself.
+func runnerlessBatcher(t *testing.T, db *gorm.DB) (*HeartbeatBatcher, func([]*waitingBeat)) {
 	t.Helper()
 	pool, ok := db.Statement.ConnPool.(*sql.DB)
 	if !ok {
 		t.Fatalf("pool %T", db.Statement.ConnPool)
 	}
-	return &HeartbeatBatcher{pool: pool, db: db, queue: make(chan *waitingBeat, heartbeatBatchMax)}
+	b := &HeartbeatBatcher{pool: pool, db: db, queue: make(chan *waitingBeat, heartbeatBatchMax)}
+	if db.Dialector.Name() == "sqlite" {
+		b.quiet = withoutDeadline(db)
+		return b, b.extendSQLite
+	}
+	return b, b.extend
 }
+
+// batcherStores are the stores a HeartbeatBatcher serves, each opened
+// fresh for one test: PostgreSQL (skipped without one, outside CI) and
+// SQLite.
+var batcherStores = map[string]func(testing.TB) *gorm.DB{"postgres": freshPostgresSchema, "sqlite": benchSQLite}
 
 func waitingBeatOf(h Holder, at time.Time) *waitingBeat {
 	return &waitingBeat{h: h, now: dbTime(at), done: make(chan beatAnswer, 1)}
@@ -45,7 +56,15 @@ func leaseHeartbeats(t *testing.T, db *gorm.DB, id string) int64 {
 // others get the error they would get alone and change nothing.
 func TestHeartbeatBatch_ExtendsEachLeaseAndRefusesEachForItsOwnReason(t *testing.T) {
 	t.Parallel()
-	db := freshPostgresSchema(t)
+	for name, open := range batcherStores {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			extendsEachLeaseAndRefusesEachForItsOwnReason(t, open(t))
+		})
+	}
+}
+
+func extendsEachLeaseAndRefusesEachForItsOwnReason(t *testing.T, db *gorm.DB) {
 	hs := leaseAll(t, db, 9, nil) // leased for an hour, deadline in two
 	granted := time.Now()
 	if _, _, err := AcceptOutput(context.Background(), db, hs[5], Output{BodySHA256: "x"}, granted); err != nil {
@@ -62,7 +81,8 @@ func TestHeartbeatBatch_ExtendsEachLeaseAndRefusesEachForItsOwnReason(t *testing
 		waitingBeatOf(unknown, granted.Add(time.Second)), waitingBeatOf(hs[7], granted.Add(90*time.Minute)),
 		waitingBeatOf(hs[8], granted.Add(3*time.Hour)),
 	}
-	postgresBatcher(t, db).extend(beats)
+	_, extend := runnerlessBatcher(t, db)
+	extend(beats)
 	want := []error{nil, nil, ErrStaleLease, ErrForeignKey, nil, ErrOutputAccepted, ErrUnknownKey, ErrStaleLease, ErrGone}
 	for i, x := range beats {
 		a := <-x.done
@@ -116,11 +136,19 @@ func TestHeartbeatBatch_TakesEveryWaitingHeartbeatOncePerRollout(t *testing.T) {
 // row counts exactly the heartbeats it was sent.
 func TestHeartbeatBatcher_ConcurrentHeartbeatsEachLandOnce(t *testing.T) {
 	t.Parallel()
-	db := freshPostgresSchema(t)
+	for name, open := range batcherStores {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			concurrentHeartbeatsEachLandOnce(t, open(t))
+		})
+	}
+}
+
+func concurrentHeartbeatsEachLandOnce(t *testing.T, db *gorm.DB) {
 	hs := leaseAll(t, db, 20, nil)
 	b := NewHeartbeatBatcher(db)
 	if b == nil {
-		t.Fatal("no batcher on PostgreSQL")
+		t.Fatalf("no batcher on %s", db.Dialector.Name())
 	}
 	const each = 5
 	var wg sync.WaitGroup
@@ -151,11 +179,16 @@ func TestHeartbeatBatcher_ConcurrentHeartbeatsEachLandOnce(t *testing.T) {
 	}
 }
 
-// TestNewHeartbeatBatcher_OnlyOnPostgres: SQLite has one writer in this
-// process; its heartbeats go through ExtendLease.
-func TestNewHeartbeatBatcher_OnlyOnPostgres(t *testing.T) {
+// TestNewHeartbeatBatcher_OnlyOnAPlainPool: a pool the batcher cannot
+// hold a connection of (GORM's prepared-statement pool) gets no batcher;
+// its heartbeats go through ExtendLease.
+func TestNewHeartbeatBatcher_OnlyOnAPlainPool(t *testing.T) {
 	t.Parallel()
-	if b := NewHeartbeatBatcher(benchSQLite(t)); b != nil {
-		t.Fatal("a batcher on SQLite")
+	db := benchSQLite(t)
+	if b := NewHeartbeatBatcher(db.Session(&gorm.Session{PrepareStmt: true})); b != nil {
+		t.Fatal("a batcher on a prepared-statement pool")
+	}
+	if b := NewHeartbeatBatcher(db); b == nil {
+		t.Fatal("no batcher on SQLite")
 	}
 }

@@ -63,9 +63,15 @@ func heldRowSQLite(db *gorm.DB, conn gorm.ConnPool, h Holder, now time.Time) (Ro
 }
 
 // heartbeatSQLite extends h's lease when the row shows it live and held
-// by h (heldRowSQLite).
+// by h (heartbeatHeldSQLite), its statements prepared by GORM's pool.
 func heartbeatSQLite(db *gorm.DB, h Holder, now time.Time) (Extension, error) {
-	pool := db.Session(&gorm.Session{PrepareStmt: true}).Statement.ConnPool
+	return heartbeatHeldSQLite(db, db.Session(&gorm.Session{PrepareStmt: true}).Statement.ConnPool, h, now)
+}
+
+// heartbeatHeldSQLite extends h's lease when the row shows it live and
+// held by h (heldRowSQLite), running its statements on pool (a
+// transaction's, for a batch) and any read naming a refusal on db.
+func heartbeatHeldSQLite(db *gorm.DB, pool gorm.ConnPool, h Holder, now time.Time) (Extension, error) {
 	r, err := heldRowSQLite(db, pool, h, now)
 	if err != nil {
 		return Extension{}, err

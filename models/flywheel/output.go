@@ -29,9 +29,10 @@ func AcceptOutput(ctx context.Context, db *gorm.DB, h Holder, o Output, now time
 	return epoch, sameBody, err
 }
 
-// outputRefused tells whether err is one of the answers AcceptOutput
-// gives an output it does not take (nothing was written for it).
-func outputRefused(err error) bool {
+// leaseRefused tells whether err is one of the answers a lease-guarded
+// write (AcceptOutput, ExtendLease) gives a request it does not take:
+// nothing was written for it, and the database did not fail.
+func leaseRefused(err error) bool {
 	for _, refusal := range []error{ErrOutputAccepted, ErrStaleLease, ErrGone, ErrUnknownKey, ErrForeignKey} {
 		if errors.Is(err, refusal) {
 			return true

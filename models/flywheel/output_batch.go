@@ -22,8 +22,10 @@ type OutputBatcher struct {
 	db     *gorm.DB
 	queue  chan *batchedOutput
 	sqlite bool
-	// prepared keeps an output's statements prepared on SQLite.
+	// prepared keeps an output's statements prepared on SQLite, and quiet
+	// runs them there (withoutDeadline).
 	prepared preparedSQLite
+	quiet    *gorm.DB
 }
 
 // batchedOutput is one caller's output waiting in an OutputBatcher.
@@ -49,7 +51,8 @@ type batchAnswer struct {
 
 // Output batching: batches committing at once per process (one on
 // SQLite, which has one writer), the largest batch, and how long one
-// commit may take.
+// commit may take on PostgreSQL (SQLite's run without a deadline:
+// withoutDeadline).
 const (
 	outputCommitters   = 2
 	outputBatchMax     = 64
@@ -62,7 +65,7 @@ func NewOutputBatcher(db *gorm.DB) *OutputBatcher {
 	b := &OutputBatcher{db: db, sqlite: db.Dialector.Name() == "sqlite", queue: make(chan *batchedOutput, 4*outputBatchMax)}
 	committers := outputCommitters
 	if b.sqlite {
-		committers = 1
+		committers, b.quiet = 1, withoutDeadline(db)
 	}
 	for range committers {
 		go serveBatches(b.queue, outputBatchMax, b.commit)
@@ -103,13 +106,13 @@ func (b *OutputBatcher) resolve(ctx context.Context, x *batchedOutput, a batchAn
 // (inLockOrder), so that abort is left to plans that do not walk the
 // input in order (a small table read whole).
 func (b *OutputBatcher) commit(batch []*batchedOutput) {
+	if b.sqlite {
+		commitSQLite(b.quiet, &b.prepared, batch)
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), outputBatchTimeout)
 	defer cancel()
 	db := b.db.WithContext(ctx)
-	if b.sqlite {
-		commitSQLite(db, &b.prepared, batch)
-		return
-	}
 	if len(batch) == 1 {
 		answerAlone(db, batch[0])
 		return

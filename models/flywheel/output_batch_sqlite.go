@@ -4,7 +4,7 @@ import "gorm.io/gorm"
 
 // commitSQLite accepts a batch of outputs of distinct rollouts in one
 // SQLite transaction, each as AcceptOutput would alone, and answers each
-// after the commit. An output refused for its own reason (outputRefused)
+// after the commit. An output refused for its own reason (leaseRefused)
 // wrote nothing and gets that refusal; any other error undoes the whole
 // batch and is every output's answer, as a failed commit would be.
 func commitSQLite(db *gorm.DB, prepared *preparedSQLite, batch []*batchedOutput) {
@@ -15,7 +15,7 @@ func commitSQLite(db *gorm.DB, prepared *preparedSQLite, batch []*batchedOutput)
 		conn := prepared.in(tx.Statement.ConnPool)
 		for i, x := range batch {
 			epoch, same, err := acceptOutputTx(tx, conn, x.h, x.o, x.now)
-			if err != nil && !outputRefused(err) {
+			if err != nil && !leaseRefused(err) {
 				return err
 			}
 			answers[i] = batchAnswer{epoch: epoch, accepted: err == nil, err: err, sameBody: same}

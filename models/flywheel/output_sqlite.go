@@ -32,7 +32,7 @@ var outputSQLiteStatements = []string{heartbeatSQLiteRead, outputSQLiteUpdate, o
 
 // acceptOutputTx is AcceptOutput's work inside transaction tx (SQLite),
 // its statements sent on conn (tx's connection, or the same answering
-// prepared statements). A refusal (outputRefused) is decided before
+// prepared statements). A refusal (leaseRefused) is decided before
 // anything is written (heldRowSQLite).
 func acceptOutputTx(tx *gorm.DB, conn gorm.ConnPool, h Holder, o Output, now time.Time) (epoch int64, sameBody bool, err error) {
 	ctx := tx.Statement.Context

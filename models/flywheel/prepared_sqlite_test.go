@@ -13,9 +13,10 @@ import (
 )
 
 // TestPreparedSQLite_TransactionsReuseTheConnectionsStatements: queries
-// prepared once on the one connection run in later transactions without
-// SQLite parsing them again (no driver-level prepare or direct exec),
-// while other queries and other connection kinds go as they are.
+// prepared once on the one connection run in later transactions, and on
+// the pool itself, without SQLite parsing them again (no driver-level
+// prepare or direct exec), while other queries and other connection
+// kinds go as they are.
 func TestPreparedSQLite_TransactionsReuseTheConnectionsStatements(t *testing.T) {
 	ctx := context.Background()
 	db, parses := parseCountingSQLite(t)
@@ -48,8 +49,15 @@ func TestPreparedSQLite_TransactionsReuseTheConnectionsStatements(t *testing.T) 
 			t.Fatal(err)
 		}
 	}
+	if _, err := p.in(db).ExecContext(ctx, insert, 0); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := p.in(db).QueryRowContext(ctx, count).Scan(&n); err != nil || n != 4 {
+		t.Fatalf("count on the pool: %d %v", n, err)
+	}
 	if got := parses.Load(); got != 0 {
-		t.Fatalf("SQLite parsed the prepared statements %d times in 3 transactions, want 0", got)
+		t.Fatalf("SQLite parsed the prepared statements %d times in 3 transactions and on the pool, want 0", got)
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -61,8 +69,9 @@ func TestPreparedSQLite_TransactionsReuseTheConnectionsStatements(t *testing.T) 
 		t.Fatalf("a query not prepared: sum %d, %v, parsed %d times (want 3, once)", sum, err, parses.Load())
 	}
 	var nilP *preparedSQLite
-	if nilP.in(tx) != gorm.ConnPool(tx) || p.in(db) != gorm.ConnPool(db) || nilP.prepare(ctx, db, insert) != nil {
-		t.Fatal("a nil cache or a pool that is not a transaction must be answered as it is")
+	gormPool := &gorm.PreparedStmtDB{ConnPool: db}
+	if nilP.in(tx) != gorm.ConnPool(tx) || p.in(gormPool) != gorm.ConnPool(gormPool) || nilP.prepare(ctx, db, insert) != nil {
+		t.Fatal("a nil cache, or a pool that is neither a transaction nor database/sql's, must be answered as it is")
 	}
 }
 

@@ -1,0 +1,43 @@
+package flywheel
+
+import "gorm.io/gorm"
+
+// extendSQLite runs one batch of heartbeats on SQLite and answers each:
+// a lone one as ExtendLease would, more in one transaction, each
+// heartbeat read and extended as it would be alone (heartbeatHeldSQLite)
+// and answered after the commit. A heartbeat refused for its own reason
+// wrote nothing and gets that refusal; any other error undoes the whole
+// batch and is every heartbeat's answer, as a failed commit would be.
+// The batch's goroutine holds the one connection from its first
+// statement to its commit, so a burst's heartbeats are not each handed
+// the connection in turn: under a collector's mark phase, each handoff
+// waits behind every runnable goroutine, and the turns added up.
+func (b *HeartbeatBatcher) extendSQLite(batch []*waitingBeat) {
+	db := b.quiet
+	// Not preparing only costs the parsing: the batch goes on regardless.
+	_ = b.prepared.prepare(db.Statement.Context, b.pool, heartbeatSQLiteRead, heartbeatSQLiteUpdate)
+	if len(batch) == 1 {
+		x := batch[0]
+		e, err := heartbeatHeldSQLite(db, b.prepared.in(b.pool), x.h, x.now)
+		x.done <- beatAnswer{e, err}
+		return
+	}
+	answers := make([]beatAnswer, len(batch))
+	err := db.Transaction(func(tx *gorm.DB) error {
+		conn := b.prepared.in(tx.Statement.ConnPool)
+		for i, x := range batch {
+			e, err := heartbeatHeldSQLite(tx, conn, x.h, x.now)
+			if err != nil && !leaseRefused(err) {
+				return err
+			}
+			answers[i] = beatAnswer{e, err}
+		}
+		return nil
+	})
+	for i, x := range batch {
+		if err != nil {
+			answers[i] = beatAnswer{err: err}
+		}
+		x.done <- answers[i]
+	}
+}
