@@ -10,10 +10,10 @@ import (
 // the worker's cached workflows: a live heap of 130-160 MB at 5,000 open
 // rollouts, whose marking takes nearly a core for 200-400 ms on a
 // two-core machine, and requests arriving meanwhile queue behind it.
-// Twice the default target collects half as often, for about 150 MB more
-// (BenchmarkFlywheelPaced: heartbeat p99 under the plain lease's in 3 of
-// 3 rounds, against 1 of 3 at 100). The heap stays bounded: so do the
-// caches (devserver's historyCacheEntries).
+// Twice the default target collects half as often, so half as many
+// bursts meet a collection, for about 150 MB more (BenchmarkFlywheelPaced
+// measures it; GATEHOUSE_BENCH_DEV_GOGC=100 measures Go's default). The
+// heap stays bounded: so do the caches (devserver's historyCacheEntries).
 const DevGCPercent = 200
 
 // TuneDevCollector sets a gatehouse dev process's collector target to
