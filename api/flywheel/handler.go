@@ -86,9 +86,6 @@ type Handler struct {
 	// statement (PostgreSQL) or transaction (SQLite); nil for a pool it
 	// cannot hold a connection of.
 	beats *models.HeartbeatBatcher
-	// heartbeatGate admits heartbeats to their pool first come, first
-	// served (fair_gate.go), where there is no batcher.
-	heartbeatGate fairGate
 	// inFlight counts the claims, heartbeats and outputs being served;
 	// lastDone is when the last of them ended, in nanoseconds since
 	// started; idleGap is how long after it the process still counts as
@@ -154,7 +151,7 @@ func New(db *gorm.DB, t Temporal, log *slog.Logger, opts Options) (*Handler, err
 	hb := newHeartbeatSignaller(t, log, opts.Now)
 	h := &Handler{db: db, temporal: t, schemas: schemas, opts: opts, log: log, heartbeats: hb,
 		agents: newAgentAuth(db, opts.AuthCacheTTL, opts.Now), beats: models.NewHeartbeatBatcher(opts.HeartbeatDB),
-		heartbeatGate: newFairGate(opts.HeartbeatDB), outputs: models.NewOutputBatcher(db), started: time.Now()}
+		outputs: models.NewOutputBatcher(db), started: time.Now()}
 	h.idleGap.Store(int64(noticeIdleGap))
 	h.lastDone.Store(-int64(time.Hour))
 	h.notices = newNotifier(db, t, log, opts.Now, hb, h.busy)

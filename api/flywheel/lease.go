@@ -74,7 +74,7 @@ func (h *Handler) leaseError(c *gin.Context, err error) {
 // heartbeat need not wait for the WAL flush): the heartbeats that arrive
 // together share one statement on PostgreSQL and one transaction on
 // SQLite (models.HeartbeatBatcher); on a pool the batcher cannot hold,
-// each enters the pool first come, first served (fair_gate.go).
+// each goes to the pool alone (models.ExtendLease).
 func (h *Handler) Heartbeat(c *gin.Context) {
 	hd, ok := holder(c)
 	if !ok {
@@ -94,15 +94,11 @@ func (h *Handler) Heartbeat(c *gin.Context) {
 }
 
 // extendLease extends hd's lease as of now: through the batcher, or
-// through the fair gate and the pool where there is none.
+// alone on the pool where there is none.
 func (h *Handler) extendLease(ctx context.Context, hd models.Holder) (models.Extension, error) {
 	if h.beats != nil {
 		return h.beats.Extend(ctx, hd, h.opts.Now())
 	}
-	if err := h.heartbeatGate.enter(ctx); err != nil {
-		return models.Extension{}, err
-	}
-	defer h.heartbeatGate.leave()
 	return models.ExtendLease(ctx, h.opts.HeartbeatDB, hd, h.opts.Now())
 }
 

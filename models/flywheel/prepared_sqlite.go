@@ -72,74 +72,54 @@ func (p *preparedSQLite) in(conn gorm.ConnPool) gorm.ConnPool {
 	defer p.mu.Unlock()
 	switch c := conn.(type) {
 	case *sql.Tx:
-		return preparedTx{Tx: c, stmts: p.stmts}
+		return preparedConn{ConnPool: c, stmts: p.stmts, on: c.StmtContext}
 	case *sql.DB:
-		return preparedPool{DB: c, stmts: p.stmts}
+		return preparedConn{ConnPool: c, stmts: p.stmts}
 	}
 	return conn
 }
 
-// preparedTx is a transaction that runs each query of stmts through its
-// prepared statement, and any other query as it is.
-type preparedTx struct {
-	*sql.Tx
+// preparedConn is a transaction or pool running each query of stmts
+// through its prepared statement, and any other query as it is.
+type preparedConn struct {
+	gorm.ConnPool
 	stmts map[string]*sql.Stmt
+	// on is a statement as the transaction runs it (Tx.StmtContext); nil
+	// on the pool, which runs it on whichever connection is free.
+	on func(context.Context, *sql.Stmt) *sql.Stmt
+}
+
+// prepared is query's prepared statement on c, if it is one of stmts.
+func (c preparedConn) prepared(ctx context.Context, query string) (*sql.Stmt, bool) {
+	s, ok := c.stmts[query]
+	if ok && c.on != nil {
+		s = c.on(ctx, s)
+	}
+	return s, ok
 }
 
 // ExecContext runs query, prepared when it is one of the statements.
-func (t preparedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if s, ok := t.stmts[query]; ok {
-		return t.StmtContext(ctx, s).ExecContext(ctx, args...)
-	}
-	return t.Tx.ExecContext(ctx, query, args...)
-}
-
-// QueryContext runs query, prepared when it is one of the statements.
-func (t preparedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if s, ok := t.stmts[query]; ok {
-		return t.StmtContext(ctx, s).QueryContext(ctx, args...)
-	}
-	return t.Tx.QueryContext(ctx, query, args...)
-}
-
-// QueryRowContext runs query, prepared when it is one of the statements.
-func (t preparedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	if s, ok := t.stmts[query]; ok {
-		return t.StmtContext(ctx, s).QueryRowContext(ctx, args...)
-	}
-	return t.Tx.QueryRowContext(ctx, query, args...)
-}
-
-// preparedPool is the pool running each query of stmts through its
-// prepared statement (on whichever connection is free), and any other
-// query as it is.
-type preparedPool struct {
-	*sql.DB
-	stmts map[string]*sql.Stmt
-}
-
-// ExecContext runs query, prepared when it is one of the statements.
-func (p preparedPool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if s, ok := p.stmts[query]; ok {
+func (c preparedConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if s, ok := c.prepared(ctx, query); ok {
 		return s.ExecContext(ctx, args...)
 	}
-	return p.DB.ExecContext(ctx, query, args...)
+	return c.ConnPool.ExecContext(ctx, query, args...)
 }
 
 // QueryContext runs query, prepared when it is one of the statements.
-func (p preparedPool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if s, ok := p.stmts[query]; ok {
+func (c preparedConn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if s, ok := c.prepared(ctx, query); ok {
 		return s.QueryContext(ctx, args...)
 	}
-	return p.DB.QueryContext(ctx, query, args...)
+	return c.ConnPool.QueryContext(ctx, query, args...)
 }
 
 // QueryRowContext runs query, prepared when it is one of the statements.
-func (p preparedPool) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	if s, ok := p.stmts[query]; ok {
+func (c preparedConn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if s, ok := c.prepared(ctx, query); ok {
 		return s.QueryRowContext(ctx, args...)
 	}
-	return p.DB.QueryRowContext(ctx, query, args...)
+	return c.ConnPool.QueryRowContext(ctx, query, args...)
 }
 
 // withoutDeadline is db running its statements under a context that
