@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,10 +46,13 @@ type devProcess struct {
 	proc *Process
 }
 
-// benchDevGOGCEnv, when set, is the GOGC of the dev process a benchmark
-// starts, in place of app.DevGCPercent (to measure the dev process at
-// another target: 100 is Go's default).
-const benchDevGOGCEnv = "GATEHOUSE_BENCH_DEV_GOGC"
+// benchDevEnvEnv, when set, is more environment for the dev process a
+// benchmark starts, as space-separated NAME=VALUE pairs, so a runtime
+// setting is measured on the dev process alone, not on the load
+// generator or the plain lease server beside it: GOGC=100 measures Go's
+// default collector target in place of app.DevGCPercent, GOMAXPROCS=3 an
+// oversubscribed scheduler.
+const benchDevEnvEnv = "GATEHOUSE_BENCH_DEV_ENV"
 
 // startDevProcess starts gatehouse dev (SQLite, embedded Temporal, api and
 // worker) in a child process on a fresh data directory, with credentials
@@ -67,8 +71,12 @@ func startDevProcess(b *testing.B) devProcess {
 		"GATEHOUSE_DEV_API_KEY":        "mk_" + randomHex(b),
 		"GATEHOUSE_DEV_OPERATOR_TOKEN": "op_" + randomHex(b),
 	}
-	if gogc := os.Getenv(benchDevGOGCEnv); gogc != "" {
-		env["GOGC"] = gogc
+	for _, pair := range strings.Fields(os.Getenv(benchDevEnvEnv)) {
+		name, value, ok := strings.Cut(pair, "=")
+		if !ok {
+			b.Fatalf("%s: %q is not NAME=VALUE", benchDevEnvEnv, pair)
+		}
+		env[name] = value
 	}
 	p := StartRoleProcess(b, devServerRole, env)
 	url := p.awaitLine(b, devListening, 2*time.Minute)
