@@ -23,10 +23,8 @@ type HeartbeatBatcher struct {
 	pool  *sql.DB
 	db    *gorm.DB
 	queue chan *waitingBeat
-	// prepared keeps a heartbeat's statements prepared on SQLite, and
-	// quiet runs them there (withoutDeadline).
+	// prepared keeps a heartbeat's statements prepared on SQLite.
 	prepared preparedSQLite
-	quiet    *gorm.DB
 }
 
 // waitingBeat is one heartbeat waiting in a HeartbeatBatcher, stamped
@@ -60,23 +58,31 @@ const (
 // neither PostgreSQL nor SQLite or whose pool is not a *sql.DB (use
 // ExtendLease).
 func NewHeartbeatBatcher(db *gorm.DB) *HeartbeatBatcher {
+	b, extend, runners := newHeartbeatBatcher(db)
+	for range runners {
+		go serveBatches(b.queue, heartbeatBatchMax, extend)
+	}
+	return b
+}
+
+// newHeartbeatBatcher is the batcher on db's pool before its runners
+// start, the function they extend a batch with, and how many run; nil
+// and none where NewHeartbeatBatcher returns nil. On SQLite the batcher's
+// statements run without a deadline (withoutDeadline).
+func newHeartbeatBatcher(db *gorm.DB) (*HeartbeatBatcher, func([]*waitingBeat), int) {
 	pool, ok := db.Statement.ConnPool.(*sql.DB)
 	if !ok {
-		return nil
+		return nil, nil, 0
 	}
 	b := &HeartbeatBatcher{pool: pool, db: db, queue: make(chan *waitingBeat, 4*heartbeatBatchMax)}
 	switch db.Dialector.Name() {
 	case "postgres":
-		for range heartbeatRunners {
-			go serveBatches(b.queue, heartbeatBatchMax, b.extend)
-		}
+		return b, b.extend, heartbeatRunners
 	case "sqlite":
-		b.quiet = withoutDeadline(db)
-		go serveBatches(b.queue, heartbeatBatchMax, b.extendSQLite)
-	default:
-		return nil
+		b.db = withoutDeadline(db)
+		return b, b.extendSQLite, 1
 	}
-	return b
+	return nil, nil, 0
 }
 
 // Extend is ExtendLease for holder h at now (when the heartbeat arrived).

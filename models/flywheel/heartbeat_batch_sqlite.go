@@ -13,7 +13,7 @@ import "gorm.io/gorm"
 // the connection in turn: under a collector's mark phase, each handoff
 // waits behind every runnable goroutine, and the turns added up.
 func (b *HeartbeatBatcher) extendSQLite(batch []*waitingBeat) {
-	db := b.quiet
+	db := b.db
 	// Not preparing only costs the parsing: the batch goes on regardless.
 	_ = b.prepared.prepare(db.Statement.Context, b.pool, heartbeatSQLiteRead, heartbeatSQLiteUpdate)
 	if len(batch) == 1 {
@@ -23,16 +23,10 @@ func (b *HeartbeatBatcher) extendSQLite(batch []*waitingBeat) {
 		return
 	}
 	answers := make([]beatAnswer, len(batch))
-	err := db.Transaction(func(tx *gorm.DB) error {
-		conn := b.prepared.in(tx.Statement.ConnPool)
-		for i, x := range batch {
-			e, err := heartbeatHeldSQLite(tx, conn, x.h, x.now)
-			if err != nil && !leaseRefused(err) {
-				return err
-			}
-			answers[i] = beatAnswer{e, err}
-		}
-		return nil
+	err := eachInOneSQLiteTx(db, &b.prepared, len(batch), func(tx *gorm.DB, conn gorm.ConnPool, i int) error {
+		e, err := heartbeatHeldSQLite(tx, conn, batch[i].h, batch[i].now)
+		answers[i] = beatAnswer{e, err}
+		return err
 	})
 	for i, x := range batch {
 		if err != nil {

@@ -2,7 +2,6 @@ package flywheel
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
@@ -12,21 +11,16 @@ import (
 	"gorm.io/gorm"
 )
 
-// runnerlessBatcher is a HeartbeatBatcher on db without runners, and the
-// function that extends one batch as db's runner would: a test takes and
-// extends its batches itself.
-func runnerlessBatcher(t *testing.T, db *gorm.DB) (*HeartbeatBatcher, func([]*waitingBeat)) {
+// runnerlessBatcher is the function db's HeartbeatBatcher runner extends
+// one batch with, on a batcher whose runners never start: a test takes
+// and extends its batches itself.
+func runnerlessBatcher(t *testing.T, db *gorm.DB) func([]*waitingBeat) {
 	t.Helper()
-	pool, ok := db.Statement.ConnPool.(*sql.DB)
-	if !ok {
-		t.Fatalf("pool %T", db.Statement.ConnPool)
+	b, extend, _ := newHeartbeatBatcher(db)
+	if b == nil {
+		t.Fatalf("no batcher on %s", db.Dialector.Name())
 	}
-	b := &HeartbeatBatcher{pool: pool, db: db, queue: make(chan *waitingBeat, heartbeatBatchMax)}
-	if db.Dialector.Name() == "sqlite" {
-		b.quiet = withoutDeadline(db)
-		return b, b.extendSQLite
-	}
-	return b, b.extend
+	return extend
 }
 
 // batcherStores are the stores a HeartbeatBatcher serves, each opened
@@ -81,8 +75,7 @@ func extendsEachLeaseAndRefusesEachForItsOwnReason(t *testing.T, db *gorm.DB) {
 		waitingBeatOf(unknown, granted.Add(time.Second)), waitingBeatOf(hs[7], granted.Add(90*time.Minute)),
 		waitingBeatOf(hs[8], granted.Add(3*time.Hour)),
 	}
-	_, extend := runnerlessBatcher(t, db)
-	extend(beats)
+	runnerlessBatcher(t, db)(beats)
 	want := []error{nil, nil, ErrStaleLease, ErrForeignKey, nil, ErrOutputAccepted, ErrUnknownKey, ErrStaleLease, ErrGone}
 	for i, x := range beats {
 		a := <-x.done

@@ -22,10 +22,8 @@ type OutputBatcher struct {
 	db     *gorm.DB
 	queue  chan *batchedOutput
 	sqlite bool
-	// prepared keeps an output's statements prepared on SQLite, and quiet
-	// runs them there (withoutDeadline).
+	// prepared keeps an output's statements prepared on SQLite.
 	prepared preparedSQLite
-	quiet    *gorm.DB
 }
 
 // batchedOutput is one caller's output waiting in an OutputBatcher.
@@ -62,15 +60,24 @@ const (
 // NewOutputBatcher starts the batcher's committers. They live as long as
 // the process.
 func NewOutputBatcher(db *gorm.DB) *OutputBatcher {
-	b := &OutputBatcher{db: db, sqlite: db.Dialector.Name() == "sqlite", queue: make(chan *batchedOutput, 4*outputBatchMax)}
-	committers := outputCommitters
-	if b.sqlite {
-		committers, b.quiet = 1, withoutDeadline(db)
-	}
+	b, committers := newOutputBatcher(db)
 	for range committers {
 		go serveBatches(b.queue, outputBatchMax, b.commit)
 	}
 	return b
+}
+
+// newOutputBatcher is the batcher on db before its committers start, and
+// how many commit: one on SQLite, which has one writer and whose
+// statements the batcher runs without a deadline (withoutDeadline); every
+// other use of its db sets a context of its own.
+func newOutputBatcher(db *gorm.DB) (*OutputBatcher, int) {
+	b := &OutputBatcher{db: db, sqlite: db.Dialector.Name() == "sqlite", queue: make(chan *batchedOutput, 4*outputBatchMax)}
+	if b.sqlite {
+		b.db = withoutDeadline(db)
+		return b, 1
+	}
+	return b, outputCommitters
 }
 
 // Accept stores the holder's output once, as AcceptOutput.
@@ -107,7 +114,7 @@ func (b *OutputBatcher) resolve(ctx context.Context, x *batchedOutput, a batchAn
 // input in order (a small table read whole).
 func (b *OutputBatcher) commit(batch []*batchedOutput) {
 	if b.sqlite {
-		commitSQLite(b.quiet, &b.prepared, batch)
+		commitSQLite(b.db, &b.prepared, batch)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), outputBatchTimeout)

@@ -11,16 +11,11 @@ func commitSQLite(db *gorm.DB, prepared *preparedSQLite, batch []*batchedOutput)
 	answers := make([]batchAnswer, len(batch))
 	// Not preparing only costs the parsing: the batch goes on regardless.
 	_ = prepared.prepare(db.Statement.Context, db.Statement.ConnPool, outputSQLiteStatements...)
-	err := db.Transaction(func(tx *gorm.DB) error {
-		conn := prepared.in(tx.Statement.ConnPool)
-		for i, x := range batch {
-			epoch, same, err := acceptOutputTx(tx, conn, x.h, x.o, x.now)
-			if err != nil && !leaseRefused(err) {
-				return err
-			}
-			answers[i] = batchAnswer{epoch: epoch, accepted: err == nil, err: err, sameBody: same}
-		}
-		return nil
+	err := eachInOneSQLiteTx(db, prepared, len(batch), func(tx *gorm.DB, conn gorm.ConnPool, i int) error {
+		x := batch[i]
+		epoch, same, err := acceptOutputTx(tx, conn, x.h, x.o, x.now)
+		answers[i] = batchAnswer{epoch: epoch, accepted: err == nil, err: err, sameBody: same}
+		return err
 	})
 	for i, x := range batch {
 		if err != nil {

@@ -75,7 +75,7 @@ func eachBatchStore(t *testing.T, check func(t *testing.T, db *gorm.DB)) {
 
 func checkBatchAnswers(t *testing.T, db *gorm.DB) {
 	hs := leaseAll(t, db, 7, nil)
-	b := &OutputBatcher{db: db, sqlite: db.Dialector.Name() == "sqlite", quiet: withoutDeadline(db)}
+	b, _ := newOutputBatcher(db)
 	now := time.Now()
 	reward := 0.1
 	reward += 0.2 // 0.30000000000000004: every digit must survive
